@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * trs_common.h - pure IBTRS protocol logic shared by the userspace library
+ * and the kernel modules: message encode/decode with validation, the permit
+ * allocator, multipath selection and reconnect backoff. No allocation, no
+ * I/O, no libc: callers pass buffers in and get 0 / -errno back. Every
+ * decoder sets *why to a static string naming the violated rule.
+ */
+#ifndef TRS_COMMON_H
+#define TRS_COMMON_H
+
+#include <linux/types.h>
+#include "trs/proto_compat.h"
+#include "trs/trs_proto.h"
+
+/* proto.c */
+const char *trs_rej_str(int rej);
+const char *trs_msg_type_str(int type);
+
+/**
+ * struct trs_conn_req_info - host-order view of &struct trs_msg_conn_req.
+ */
+struct trs_conn_req_info {
+	__u8 ver_major, ver_minor;
+	__u16 cid, cid_num, recon_cnt;
+	__u32 flags;
+	__u8 sess_uuid[TRS_UUID_LEN];
+	__u8 path_uuid[TRS_UUID_LEN];
+};
+void trs_conn_req_encode(struct trs_msg_conn_req *m,
+			 const struct trs_conn_req_info *in);
+/* Returns TRS_REJ_NONE or the reject code to send back. */
+int trs_conn_req_decode(const void *buf, __u32 len,
+			struct trs_conn_req_info *out, const char **why);
+
+/**
+ * struct trs_conn_params - host-order view of &struct trs_msg_conn_rsp.
+ */
+struct trs_conn_params {
+	__u8 ver_major, ver_minor;
+	__u16 rej;
+	__u32 queue_depth;
+	__u32 chunk_size, max_usr_len, hdr_area, flags;
+};
+void trs_conn_rsp_encode(struct trs_msg_conn_rsp *m,
+			 const struct trs_conn_params *in);
+/* 0, or -ECONNREFUSED (out->rej set) for a reject, or -EPROTO. */
+int trs_conn_rsp_decode(const void *buf, __u32 len,
+			struct trs_conn_params *out, const char **why);
+/* Check server-side parameters before advertising them. */
+int trs_conn_params_check(const struct trs_conn_params *p, const char **why);
+/* min() of the minor versions, major must match: TRS_REJ_* */
+int trs_negotiate_version(__u8 peer_major, __u8 peer_minor, __u8 *minor_out);
+
+void trs_info_req_encode(struct trs_msg_info_req *m, const char *sessname);
+/* Copies the NUL-terminated name into name[TRS_SESSNAME_MAX]. */
+int trs_info_req_decode(const void *buf, __u32 len, char *name,
+			const char **why);
+
+struct trs_info {
+	__u16 status;
+	__u32 queue_depth, chunk_size, slot_size, flags;
+	__u64 pool_addr;
+	__u32 pool_rkey;
+};
+void trs_info_rsp_encode(struct trs_msg_info_rsp *m, const struct trs_info *in);
+/* Validates against the parameters of the accept (@p). */
+int trs_info_rsp_decode(const void *buf, __u32 len,
+			const struct trs_conn_params *p, struct trs_info *out,
+			const char **why);
+
+struct trs_io_req_info {
+	__u16 type, flags, usr_len, sg_cnt;
+	__u32 data_len;
+	__u64 raddr;
+	__u32 rkey, rlen;
+	__u64 seq;
+};
+void trs_io_req_encode(struct trs_msg_io_req *m,
+		       const struct trs_io_req_info *in);
+/**
+ * trs_io_req_decode() - validate a request header taken from a chunk.
+ * @hdr: a private copy of the chunk's header area (never the chunk itself,
+ *	which the client can still overwrite), @hdr_len bytes of it.
+ */
+int trs_io_req_decode(const void *hdr, __u32 hdr_len, __u32 chunk_size,
+		      __u32 max_usr_len, struct trs_io_req_info *out,
+		      const char **why);
+
+struct trs_io_rsp_info {
+	__u16 chunk_id;
+	int status;	/* 0 or -errno */
+	__u32 flags, len;
+};
+void trs_io_rsp_encode(struct trs_msg_io_rsp *m,
+		       const struct trs_io_rsp_info *in);
+int trs_io_rsp_decode(const void *buf, __u32 len, __u32 queue_depth,
+		      struct trs_io_rsp_info *out, const char **why);
+
+/* Check an immediate received by a role; *type_out/id_out set on success. */
+int trs_imm_decode_srv(__u32 imm, __u32 queue_depth, __u32 *type_out,
+		       __u32 *id_out, const char **why);
+int trs_imm_decode_clt(__u32 imm, __u32 queue_depth, __u32 *type_out,
+		       __u32 *id_out, int *err_out, const char **why);
+
+/* permit.c */
+#define TRS_BITMAP_WORDS(n)	(((n) + 63) / 64)
+struct trs_permit_pool {
+	__u64 *map;	/* caller-provided, TRS_BITMAP_WORDS(depth) words */
+	__u32 depth;
+	__u32 used;
+	__u32 hint;	/* word where the last search succeeded */
+};
+int trs_permit_pool_init(struct trs_permit_pool *p, __u64 *map, __u32 nwords,
+			 __u32 depth);
+int trs_permit_get(struct trs_permit_pool *p);		/* id or -EAGAIN */
+int trs_permit_put(struct trs_permit_pool *p, __u32 id); /* -EINVAL, -EALREADY */
+bool trs_permit_is_held(const struct trs_permit_pool *p, __u32 id);
+
+/* mp.c - values equal enum ibtrs_mp_policy */
+enum trs_mp_policy {
+	TRS_MP_ROUND_ROBIN = 0,
+	TRS_MP_MIN_INFLIGHT = 1,
+	TRS_MP_MIN_LATENCY = 2,
+	TRS_MP_MAX,
+};
+#define TRS_MP_MAX_PATHS	64
+struct trs_mp_path {
+	bool usable;		/* connected and not being torn down */
+	__u32 inflight;
+	__u64 latency_us;	/* last heartbeat RTT, 0 = not measured yet */
+};
+/* Index of the chosen path, or -ENOTCONN when none is usable; paths whose
+ * bit is set in @skip are not considered. */
+int trs_mp_select(int policy, const struct trs_mp_path *paths, int n,
+		  __u32 *rr_cursor, __u64 skip);
+
+/* backoff.c */
+/* Reconnect delay of attempt @attempt (0-based): min*2^attempt capped at
+ * max, plus uniform jitter in [0, 50%] drawn from @rnd. */
+__u32 trs_backoff_ms(__u32 attempt, __u32 min_ms, __u32 max_ms, __u32 rnd);
+
+#endif /* TRS_COMMON_H */

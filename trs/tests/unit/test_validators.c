@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* test_validators.c - every decoder fed valid and malformed input; one case
+ * per rejection rule. */
+#include "trs_common.h"
+#include "unit.h"
+
+#define QD	128
+#define CHUNK	(128 * 1024)
+
+static const char *why;
+
+/* ---- conn_req ---- */
+static void good_conn_req(struct trs_msg_conn_req *m)
+{
+	struct trs_conn_req_info in = {
+		.ver_major = TRS_PROTO_VER_MAJOR, .ver_minor = TRS_PROTO_VER_MINOR,
+		.cid = 1, .cid_num = 2, .recon_cnt = 7, .flags = TRS_CONN_F_FIRST,
+	};
+
+	memset(in.sess_uuid, 0xaa, TRS_UUID_LEN);
+	memset(in.path_uuid, 0xbb, TRS_UUID_LEN);
+	trs_conn_req_encode(m, &in);
+}
+
+static int conn_req_valid(void)
+{
+	struct trs_msg_conn_req m;
+	struct trs_conn_req_info o;
+
+	good_conn_req(&m);
+	UCHECK_EQ(trs_conn_req_decode(&m, sizeof(m), &o, &why), TRS_REJ_NONE);
+	UCHECK_EQ(o.cid, 1);
+	UCHECK_EQ(o.cid_num, 2);
+	UCHECK_EQ(o.recon_cnt, 7);
+	UCHECK_EQ(o.flags, TRS_CONN_F_FIRST);
+	UCHECK_EQ(o.sess_uuid[15], 0xaa);
+	UCHECK_EQ(o.path_uuid[0], 0xbb);
+	return 0;
+}
+
+static int conn_req_reject(int (*mut)(struct trs_msg_conn_req *, __u32 *),
+			   int want)
+{
+	struct trs_msg_conn_req m;
+	struct trs_conn_req_info o;
+	__u32 len = sizeof(m);
+
+	good_conn_req(&m);
+	mut(&m, &len);
+	UCHECK_EQ(trs_conn_req_decode(&m, len, &o, &why), want);
+	UCHECK(why && *why);
+	return 0;
+}
+
+static int m_short(struct trs_msg_conn_req *m, __u32 *l) { (void)m; *l = 55; return 0; }
+static int m_magic(struct trs_msg_conn_req *m, __u32 *l) { (void)l; m->magic = cpu_to_le16(0x1bbd); return 0; }
+static int m_major(struct trs_msg_conn_req *m, __u32 *l) { (void)l; m->ver_major++; return 0; }
+static int m_cidnum0(struct trs_msg_conn_req *m, __u32 *l) { (void)l; m->cid_num = 0; m->cid = 0; return 0; }
+static int m_cidnum_big(struct trs_msg_conn_req *m, __u32 *l) { (void)l; m->cid_num = cpu_to_le16(TRS_MAX_CONS_PER_PATH + 1); return 0; }
+static int m_cid_eq(struct trs_msg_conn_req *m, __u32 *l) { (void)l; m->cid = m->cid_num; return 0; }
+static int m_flags(struct trs_msg_conn_req *m, __u32 *l) { (void)l; m->flags = cpu_to_le32(0x80); return 0; }
+
+static int conn_req_null(void)
+{
+	struct trs_conn_req_info o;
+
+	UCHECK_EQ(trs_conn_req_decode(NULL, 0, &o, &why), TRS_REJ_BAD_PRIV);
+	return 0;
+}
+
+static int version_negotiation(void)
+{
+	__u8 minor = 0xff;
+
+	UCHECK_EQ(trs_negotiate_version(TRS_PROTO_VER_MAJOR, TRS_PROTO_VER_MINOR + 5,
+					&minor), TRS_REJ_NONE);
+	UCHECK_EQ(minor, TRS_PROTO_VER_MINOR);
+	UCHECK_EQ(trs_negotiate_version(TRS_PROTO_VER_MAJOR, 0, &minor), TRS_REJ_NONE);
+	UCHECK_EQ(minor, 0);
+	UCHECK_EQ(trs_negotiate_version(TRS_PROTO_VER_MAJOR + 1, 0, &minor),
+		  TRS_REJ_VERSION);
+	return 0;
+}
+
+static int rej_str_all(void)
+{
+	int i;
+
+	for (i = 0; i < TRS_REJ_MAX; i++)
+		UCHECK(strcmp(trs_rej_str(i), "unknown reject code") != 0);
+	UCHECK(!strcmp(trs_rej_str(TRS_REJ_MAX), "unknown reject code"));
+	UCHECK(!strcmp(trs_rej_str(-1), "unknown reject code"));
+	return 0;
+}
+
+/* ---- conn_rsp ---- */
+static struct trs_conn_params good_params(void)
+{
+	struct trs_conn_params p = {
+		.ver_major = TRS_PROTO_VER_MAJOR, .ver_minor = TRS_PROTO_VER_MINOR,
+		.queue_depth = QD, .chunk_size = CHUNK, .hdr_area = TRS_HDR_AREA,
+		.max_usr_len = 512,
+	};
+	return p;
+}
+
+static int conn_rsp_case(void (*mut)(struct trs_conn_params *), int want)
+{
+	struct trs_conn_params p = good_params(), o;
+	struct trs_msg_conn_rsp m;
+
+	if (mut)
+		mut(&p);
+	trs_conn_rsp_encode(&m, &p);
+	UCHECK_EQ(trs_conn_rsp_decode(&m, sizeof(m), &o, &why), want);
+	if (!want) {
+		UCHECK_EQ(o.queue_depth, QD);
+		UCHECK_EQ(o.chunk_size, CHUNK);
+		UCHECK_EQ(o.max_usr_len, 512);
+	}
+	return 0;
+}
+
+static void p_rej(struct trs_conn_params *p) { p->rej = TRS_REJ_VERSION; }
+static void p_qd0(struct trs_conn_params *p) { p->queue_depth = 0; }
+static void p_chunk_npow2(struct trs_conn_params *p) { p->chunk_size = 100000; }
+static void p_chunk_small(struct trs_conn_params *p) { p->chunk_size = 2048; }
+static void p_usr_big(struct trs_conn_params *p) { p->max_usr_len = TRS_HDR_AREA; }
+static void p_hdr_small(struct trs_conn_params *p) { p->hdr_area = 16; p->max_usr_len = 0; }
+static void p_flags(struct trs_conn_params *p) { p->flags = 0x100; }
+static void p_major(struct trs_conn_params *p) { p->ver_major = 9; }
+static void p_minor(struct trs_conn_params *p) { p->ver_minor = TRS_PROTO_VER_MINOR + 1; }
+
+static int conn_rsp_short(void)
+{
+	struct trs_msg_conn_rsp m;
+	struct trs_conn_params p = good_params(), o;
+
+	trs_conn_rsp_encode(&m, &p);
+	UCHECK_EQ(trs_conn_rsp_decode(&m, 10, &o, &why), -EPROTO);
+	m.magic = 0;
+	UCHECK_EQ(trs_conn_rsp_decode(&m, sizeof(m), &o, &why), -EPROTO);
+	return 0;
+}
+
+/* ---- info ---- */
+static int info_req_cases(void)
+{
+	struct trs_msg_info_req m;
+	char name[TRS_SESSNAME_MAX];
+
+	trs_info_req_encode(&m, "sess-A");
+	UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), 0);
+	UCHECK(!strcmp(name, "sess-A"));
+	UCHECK_EQ(trs_info_req_decode(&m, sizeof(m) - 1, name, &why), -EPROTO);
+	memset(m.sessname, 'x', sizeof(m.sessname));
+	UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), -EPROTO);
+	trs_info_req_encode(&m, "");
+	UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), -EPROTO);
+	trs_info_req_encode(&m, "a");
+	m.type = cpu_to_le16(TRS_MSG_INFO_RSP);
+	UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), -EPROTO);
+	trs_info_req_encode(&m, "a");
+	m.flags = cpu_to_le32(1);
+	UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), -EPROTO);
+	/* long names are truncated, still terminated */
+	memset(name, 'y', sizeof(name));
+	name[TRS_SESSNAME_MAX - 1] = 0;
+	{
+		char longname[100];
+
+		memset(longname, 'z', 99);
+		longname[99] = 0;
+		trs_info_req_encode(&m, longname);
+		UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), 0);
+		UCHECK_EQ(strlen(name), TRS_SESSNAME_MAX - 1);
+	}
+	return 0;
+}
+
+static int info_rsp_cases(void)
+{
+	struct trs_conn_params p = good_params();
+	struct trs_info in = {
+		.queue_depth = QD, .chunk_size = CHUNK,
+		.slot_size = CHUNK + TRS_HDR_AREA, .pool_addr = 0x10000,
+		.pool_rkey = 0x1234,
+	}, o, bad;
+	struct trs_msg_info_rsp m;
+
+	trs_info_rsp_encode(&m, &in);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), 0);
+	UCHECK_EQ(o.pool_rkey, 0x1234);
+	UCHECK_EQ(o.pool_addr, 0x10000);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m) - 1, &p, &o, &why), -EPROTO);
+
+	bad = in; bad.status = TRS_REJ_NOMEM;
+	trs_info_rsp_encode(&m, &bad);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -ECONNREFUSED);
+	bad = in; bad.queue_depth = QD + 1;
+	trs_info_rsp_encode(&m, &bad);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
+	bad = in; bad.slot_size = CHUNK;
+	trs_info_rsp_encode(&m, &bad);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
+	bad = in; bad.pool_addr = ~0ULL - 100;
+	trs_info_rsp_encode(&m, &bad);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
+	bad = in; bad.flags = 0x8;
+	trs_info_rsp_encode(&m, &bad);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
+	trs_info_rsp_encode(&m, &in);
+	m.type = cpu_to_le16(TRS_MSG_INFO_REQ);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
+	return 0;
+}
+
+/* ---- io_req ---- */
+static unsigned char area[TRS_HDR_AREA];
+
+static struct trs_io_req_info good_write(void)
+{
+	struct trs_io_req_info r = { .type = TRS_MSG_IO_WRITE, .usr_len = 32,
+				     .data_len = 4096, .seq = 9 };
+	return r;
+}
+
+static struct trs_io_req_info good_read(void)
+{
+	struct trs_io_req_info r = { .type = TRS_MSG_IO_READ, .usr_len = 32,
+				     .sg_cnt = 1, .flags = TRS_IO_F_NEED_INV,
+				     .raddr = 0x7f0000001000ULL, .rkey = 0x42,
+				     .rlen = CHUNK };
+	return r;
+}
+
+static int io_case(struct trs_io_req_info r, __u32 hdr_len, int want)
+{
+	struct trs_io_req_info o;
+
+	memset(area, 0, sizeof(area));
+	trs_io_req_encode((struct trs_msg_io_req *)area, &r);
+	UCHECK_EQ(trs_io_req_decode(area, hdr_len, CHUNK, 512, &o, &why), want);
+	if (want)
+		UCHECK(why && *why);
+	else {
+		UCHECK_EQ(o.type, r.type);
+		UCHECK_EQ(o.data_len, r.data_len);
+		UCHECK_EQ(o.rkey, r.rkey);
+		UCHECK_EQ(o.raddr, r.raddr);
+		UCHECK_EQ(o.rlen, r.rlen);
+		UCHECK_EQ(o.usr_len, r.usr_len);
+	}
+	return 0;
+}
+
+#define IOCASE(name, base, field_assign, len, want) \
+static int name(void) { struct trs_io_req_info r = base(); field_assign; \
+			return io_case(r, len, want); }
+
+IOCASE(io_write_valid, good_write, (void)0, TRS_HDR_AREA, 0)
+IOCASE(io_write_full_chunk, good_write, r.data_len = CHUNK, TRS_HDR_AREA, 0)
+IOCASE(io_write_zero_len, good_write, r.data_len = 0, TRS_HDR_AREA, 0)
+IOCASE(io_read_valid, good_read, (void)0, TRS_HDR_AREA, 0)
+IOCASE(io_read_no_buffer, good_read, (r.sg_cnt = 0, r.flags = 0, r.raddr = 0,
+	r.rkey = 0, r.rlen = 0), TRS_HDR_AREA, 0)
+IOCASE(io_rej_short_area, good_write, (void)0, sizeof(struct trs_msg_io_req) - 1, -EPROTO)
+IOCASE(io_rej_type_zero, good_write, r.type = 0, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_type_rsp, good_write, r.type = TRS_MSG_IO_RSP, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_type_big, good_write, r.type = 0xffff, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_flags, good_read, r.flags = 0x8000, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_usr_len_max, good_write, r.usr_len = 513, TRS_HDR_AREA, -EMSGSIZE)
+IOCASE(io_rej_usr_len_area, good_write, r.usr_len = 100, sizeof(struct trs_msg_io_req) + 99, -EMSGSIZE)
+IOCASE(io_rej_write_sg, good_write, r.sg_cnt = 1, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_write_flags, good_write, r.flags = TRS_IO_F_NEED_INV, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_write_len, good_write, r.data_len = CHUNK + 1, TRS_HDR_AREA, -EMSGSIZE)
+IOCASE(io_rej_write_len_huge, good_write, r.data_len = 0xffffffff, TRS_HDR_AREA, -EMSGSIZE)
+IOCASE(io_rej_read_data_len, good_read, r.data_len = 1, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_read_sg2, good_read, r.sg_cnt = 2, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_read_sg_huge, good_read, r.sg_cnt = 0xffff, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_read_len, good_read, r.rlen = CHUNK + 1, TRS_HDR_AREA, -EMSGSIZE)
+IOCASE(io_rej_read_wrap, good_read, r.raddr = ~0ULL - 10, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_read_nobuf_desc, good_read, (r.sg_cnt = 0, r.flags = 0), TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_read_nobuf_inv, good_read, (r.sg_cnt = 0, r.raddr = 0, r.rkey = 0,
+	r.rlen = 0), TRS_HDR_AREA, -EBADMSG)
+
+/* ---- io_rsp ---- */
+static int io_rsp_cases(void)
+{
+	struct trs_io_rsp_info in = { .chunk_id = QD - 1, .status = -EIO,
+				      .flags = TRS_RSP_F_INVALIDATED, .len = 4096 }, o;
+	struct trs_msg_io_rsp m;
+
+	trs_io_rsp_encode(&m, &in);
+	UCHECK_EQ(trs_io_rsp_decode(&m, sizeof(m), QD, &o, &why), 0);
+	UCHECK_EQ(o.status, -EIO);
+	UCHECK_EQ(o.chunk_id, QD - 1);
+	UCHECK_EQ(o.len, 4096);
+	UCHECK_EQ(trs_io_rsp_decode(&m, sizeof(m) - 1, QD, &o, &why), -EPROTO);
+	UCHECK_EQ(trs_io_rsp_decode(&m, sizeof(m), QD - 1, &o, &why), -ERANGE);
+	m.status = cpu_to_le32(TRS_IMM_MAX_ERRNO + 1);
+	UCHECK_EQ(trs_io_rsp_decode(&m, sizeof(m), QD, &o, &why), -EPROTO);
+	trs_io_rsp_encode(&m, &in);
+	m.flags = cpu_to_le32(2);
+	UCHECK_EQ(trs_io_rsp_decode(&m, sizeof(m), QD, &o, &why), -EPROTO);
+	trs_io_rsp_encode(&m, &in);
+	m.type = cpu_to_le16(TRS_MSG_IO_READ);
+	UCHECK_EQ(trs_io_rsp_decode(&m, sizeof(m), QD, &o, &why), -EPROTO);
+	return 0;
+}
+
+int main(void)
+{
+	URUN(conn_req_valid);
+	URUN_NAMED("conn_req_rej_short", conn_req_reject(m_short, TRS_REJ_BAD_PRIV));
+	URUN_NAMED("conn_req_rej_magic", conn_req_reject(m_magic, TRS_REJ_BAD_MAGIC));
+	URUN_NAMED("conn_req_rej_major", conn_req_reject(m_major, TRS_REJ_VERSION));
+	URUN_NAMED("conn_req_rej_cid_num_0", conn_req_reject(m_cidnum0, TRS_REJ_BAD_CID));
+	URUN_NAMED("conn_req_rej_cid_num_big", conn_req_reject(m_cidnum_big, TRS_REJ_BAD_CID));
+	URUN_NAMED("conn_req_rej_cid_eq_num", conn_req_reject(m_cid_eq, TRS_REJ_BAD_CID));
+	URUN_NAMED("conn_req_rej_flags", conn_req_reject(m_flags, TRS_REJ_BAD_FLAGS));
+	URUN(conn_req_null);
+	URUN(version_negotiation);
+	URUN(rej_str_all);
+	URUN_NAMED("conn_rsp_valid", conn_rsp_case(NULL, 0));
+	URUN_NAMED("conn_rsp_reject_code", conn_rsp_case(p_rej, -ECONNREFUSED));
+	URUN_NAMED("conn_rsp_rej_qd0", conn_rsp_case(p_qd0, -EPROTO));
+	URUN_NAMED("conn_rsp_rej_chunk_npow2", conn_rsp_case(p_chunk_npow2, -EPROTO));
+	URUN_NAMED("conn_rsp_rej_chunk_small", conn_rsp_case(p_chunk_small, -EPROTO));
+	URUN_NAMED("conn_rsp_rej_usr_big", conn_rsp_case(p_usr_big, -EPROTO));
+	URUN_NAMED("conn_rsp_rej_hdr_small", conn_rsp_case(p_hdr_small, -EPROTO));
+	URUN_NAMED("conn_rsp_rej_flags", conn_rsp_case(p_flags, -EPROTO));
+	URUN_NAMED("conn_rsp_rej_major", conn_rsp_case(p_major, -EPROTO));
+	URUN_NAMED("conn_rsp_rej_minor_newer", conn_rsp_case(p_minor, -EPROTO));
+	URUN(conn_rsp_short);
+	URUN(info_req_cases);
+	URUN(info_rsp_cases);
+	URUN(io_write_valid);
+	URUN(io_write_full_chunk);
+	URUN(io_write_zero_len);
+	URUN(io_read_valid);
+	URUN(io_read_no_buffer);
+	URUN(io_rej_short_area);
+	URUN(io_rej_type_zero);
+	URUN(io_rej_type_rsp);
+	URUN(io_rej_type_big);
+	URUN(io_rej_flags);
+	URUN(io_rej_usr_len_max);
+	URUN(io_rej_usr_len_area);
+	URUN(io_rej_write_sg);
+	URUN(io_rej_write_flags);
+	URUN(io_rej_write_len);
+	URUN(io_rej_write_len_huge);
+	URUN(io_rej_read_data_len);
+	URUN(io_rej_read_sg2);
+	URUN(io_rej_read_sg_huge);
+	URUN(io_rej_read_len);
+	URUN(io_rej_read_wrap);
+	URUN(io_rej_read_nobuf_desc);
+	URUN(io_rej_read_nobuf_inv);
+	URUN(io_rsp_cases);
+	return unit_failed ? 1 : 0;
+}
