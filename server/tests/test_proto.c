@@ -355,7 +355,7 @@ static void io_limits(void)
 	T_EQ(LIM(IBNBD_OP_WRITE, ~0ULL >> 9, 4096), -ERANGE);
 	T_EQ(LIM(IBNBD_OP_WRITE, 8, 512), -EINVAL);		/* < lbs */
 	T_EQ(LIM(IBNBD_OP_WRITE, 0, 256 * 1024), -EINVAL);	/* > max io */
-	T_EQ(LIM(IBNBD_OP_WRITE, 0, 2 * 1024 * 1024 - 4096), -EINVAL);
+	T_EQ(LIM(IBNBD_OP_WRITE, 0, 4 * 1024 * 1024), -ERANGE);	/* > device */
 	T_EQ(LIM(IBNBD_OP_DISCARD, 2040, 8 * 512), 0);
 	T_EQ(LIM(IBNBD_OP_DISCARD, 2040, 16 * 512), -ERANGE);
 	lim.nsectors = 1 << 20;

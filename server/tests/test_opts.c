@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_opts.c - ibnbd-serverd command line parsing.
+ */
+#include <errno.h>
+#include <stdarg.h>
+
+#include "srv.h"
+#include "test.h"
+
+static int parse(struct srv_opts *o, char *err, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+	char *a;
+
+	argv[argc++] = "ibnbd-serverd";
+	va_start(ap, err);
+	while ((a = va_arg(ap, char *)) && argc < 31)
+		argv[argc++] = a;
+	va_end(ap);
+	argv[argc] = NULL;
+	return srv_opts_parse(argc, argv, o, err, 256);
+}
+
+static void defaults(void)
+{
+	struct srv_opts o;
+	char err[256];
+
+	T_EQ(parse(&o, err, NULL), 0);
+	T_EQ(o.port, 1234);
+	T_CHECK(!strcmp(o.root, "/dev"));
+	T_EQ(o.naddrs, 1);
+	T_CHECK(!strcmp(o.addrs[0], "0.0.0.0"));
+	T_CHECK(!o.daemon);
+	T_EQ(o.queue_depth, 0);
+	T_EQ(o.max_devs, SRV_DEFAULT_MAX_DEVS);
+}
+
+static void full(void)
+{
+	struct srv_opts o;
+	char err[256];
+
+	T_EQ(parse(&o, err, "-a", "10.0.0.1", "--addr", "10.0.1.1", "-p", "4000",
+		   "--root", "/tmp/x", "-q", "64", "--chunk-size", "64k",
+		   "--stats-file", "/tmp/s", "--daemon", "--pidfile", "/run/p",
+		   "-v", "-v", "--inval-mode", "local", "-m", "8",
+		   "--hb-interval", "200", "--hb-missed", "5", NULL), 0);
+	T_EQ(o.naddrs, 2);
+	T_CHECK(!strcmp(o.addrs[1], "10.0.1.1"));
+	T_EQ(o.port, 4000);
+	T_CHECK(!strcmp(o.root, "/tmp/x"));
+	T_EQ(o.queue_depth, 64);
+	T_EQ(o.chunk_size, 65536);
+	T_CHECK(o.daemon);
+	T_EQ(o.verbose, 2);
+	T_CHECK(!strcmp(o.inval_mode, "local"));
+	T_EQ(o.max_devs, 8);
+	T_EQ(o.hb_interval_ms, 200);
+	T_EQ(o.hb_missed_max, 5);
+	T_CHECK(!strcmp(o.stats_file, "/tmp/s"));
+}
+
+static void rejects(void)
+{
+	struct srv_opts o;
+	char err[256];
+
+	T_EQ(parse(&o, err, "-p", "0", NULL), -EINVAL);
+	T_CHECK(strstr(err, "port"));
+	T_EQ(parse(&o, err, "-p", "65536", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "-p", "12x", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "-p", "-5", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "-q", "0", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "-c", "3000", NULL), -EINVAL);	/* not pow2 */
+	T_EQ(parse(&o, err, "-c", "1k", NULL), -EINVAL);	/* too small */
+	T_EQ(parse(&o, err, "-c", "1g", NULL), -EINVAL);	/* too big */
+	T_EQ(parse(&o, err, "-c", "64q", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "--root", "", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "--bogus", NULL), -EINVAL);
+	T_CHECK(strstr(err, "unknown option"));
+	T_EQ(parse(&o, err, "-p", NULL), -EINVAL);
+	T_CHECK(strstr(err, "needs an argument"));
+	T_EQ(parse(&o, err, "stray", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "-a", "1", "-a", "2", "-a", "3", "-a", "4", "-a", "5",
+		   "-a", "6", "-a", "7", "-a", "8", "-a", "9", NULL), -EINVAL);
+	T_CHECK(strstr(err, "too many"));
+}
+
+static void sizes(void)
+{
+	unsigned long long v;
+
+	T_EQ(srv_parse_size("4096", &v), 0);
+	T_EQ(v, 4096);
+	T_EQ(srv_parse_size("128k", &v), 0);
+	T_EQ(v, 131072);
+	T_EQ(srv_parse_size("1MiB", &v), 0);
+	T_EQ(v, 1 << 20);
+	T_EQ(srv_parse_size("2G", &v), 0);
+	T_EQ(v, 2ULL << 30);
+	T_EQ(srv_parse_size("", &v), -EINVAL);
+	T_EQ(srv_parse_size("-1", &v), -EINVAL);
+	T_EQ(srv_parse_size("1kx", &v), -EINVAL);
+	T_EQ(srv_parse_size("99999999999999999999", &v), -EINVAL);
+	T_EQ(srv_parse_size("99999999999999g", &v), -EINVAL);
+}
+
+static void help(void)
+{
+	struct srv_opts o;
+	char err[256];
+	FILE *saved = stdout;
+	int ret;
+
+	stdout = fopen("/dev/null", "w");
+	ret = parse(&o, err, "--help", NULL);
+	fclose(stdout);
+	stdout = saved;
+	T_EQ(ret, 1);
+}
+
+int main(void)
+{
+	T_RUN(defaults);
+	T_RUN(full);
+	T_RUN(rejects);
+	T_RUN(sizes);
+	T_RUN(help);
+	T_EXIT();
+}
