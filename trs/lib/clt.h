@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* clt.h - client session, path and request structures (private). */
+#ifndef TRS_CLT_H
+#define TRS_CLT_H
+
+#include <sys/socket.h>
+#include "trs_lib.h"
+
+struct trs_clt_path;
+
+struct trs_clt_con {
+	struct trs_con c;
+	struct trs_clt_path *path;
+	bool established;
+};
+
+/**
+ * struct trs_clt_req - one IO; exactly one per permit (chunk id).
+ * @refs: events still to come before the IO completes: the local send
+ *	completion of the request, the server's response, and a LOCAL_INV
+ *	completion when the client has to invalidate itself. They can arrive
+ *	in any order; the last one completes the IO.
+ */
+struct trs_clt_req {
+	struct ibtrs_permit *permit;
+	uint32_t id;
+	struct trs_cqe send_cqe;	/* WRITE_WITH_IMM (+ unsignaled bind) */
+	struct trs_cqe inv_cqe;		/* LOCAL_INV */
+	enum ibtrs_dir dir;
+	uint16_t usr_len;
+	struct iovec iov[TRS_MAX_IOV];
+	int iovcnt;
+	size_t len;
+	ibtrs_conf_fn conf;
+	void *priv;
+
+	struct trs_clt_path *path;	/* set while posted */
+	struct trs_clt_con *con;
+	int refs;
+	int status;
+	bool active;			/* between request() and conf() */
+	bool bounce;			/* data staged in the bounce buffer */
+	bool need_inv;			/* rkey still valid remotely */
+	bool rsp_pending;		/* posted, no response yet */
+	uint32_t rkey;			/* rkey sent to the server */
+	struct ibv_mr *io_mr;		/* per-IO registration (fallback) */
+	uint64_t seq;
+	uint64_t start_us;
+	TAILQ_ENTRY(trs_clt_req) link;	/* pending queue or path inflight */
+};
+TAILQ_HEAD(trs_req_list, trs_clt_req);
+
+struct ibtrs_permit {
+	uint32_t id;
+	bool held;
+};
+
+struct trs_region {
+	void *addr;
+	size_t len;
+	struct ibv_mr *mr[IBTRS_MAX_PATHS];	/* per path index */
+};
+
+struct trs_clt_path {
+	struct ibtrs_clt *clt;
+	int idx;
+	enum ibtrs_path_state state;
+	char addr_str[96];
+	struct sockaddr_storage src, dst;
+	bool has_src;
+	uint8_t uuid[TRS_UUID_LEN];
+	uint16_t recon_cnt;
+	unsigned int ncons;
+	struct trs_clt_con *cons;
+	unsigned int nestablished;
+	bool info_sent;
+	bool fail_pending;	/* torn down after the current poll batch */
+	char fail_reason[128];
+	uint64_t deadline_us;	/* connect timeout */
+	uint64_t reconnect_at_us;
+	unsigned int attempts;	/* failed attempts since last success */
+	struct trs_dev *dev;	/* of con 0; MRs and MWs are on its PD */
+	struct ibv_mr *iobuf_mr;
+	struct ibv_mw **mw;	/* per chunk id (MW mode) */
+	uint32_t *mw_rkey;
+	bool use_mw;
+	uint64_t pool_addr;
+	uint32_t pool_rkey;
+	struct trs_req_list inflight_list;
+	unsigned int inflight;
+	/* heartbeat */
+	uint64_t last_rx_us, hb_next_us, hb_sent_us;
+	uint16_t hb_seq;
+	struct trs_cqe hb_cqe;
+	struct ibtrs_path_stats st;
+};
+
+struct ibtrs_clt {
+	struct ibtrs_clt_opts opts;
+	char sessname[IBTRS_SESSNAME_MAX];
+	uint8_t uuid[TRS_UUID_LEN];
+	int epfd;
+	struct rdma_event_channel *cm_ch;
+	struct trs_evsrc cm_src, tick_src;
+	struct trs_clt_path *paths[IBTRS_MAX_PATHS];
+	int npaths;
+	enum ibtrs_mp_policy policy;
+	uint32_t rr_cursor;
+
+	/* session parameters, fixed by the first path that connects */
+	bool have_params;
+	struct trs_conn_params params;
+	unsigned int qd;		/* usable depth: min(server, cap) */
+	struct trs_clt_req *reqs;
+	struct ibtrs_permit *permits;
+	__u64 *permit_map;
+	struct trs_permit_pool pool;
+	void *iobuf;			/* qd * (chunk bounce + header) */
+	size_t iobuf_len;
+
+	struct trs_region regions[TRS_MAX_REGIONS];
+	int nregions;
+
+	struct trs_req_list pending;	/* waiting for a path */
+	uint64_t all_down_since_us;	/* 0 while some path is up */
+	bool loss_expired;
+	uint64_t queued_no_path, failed_no_path;
+	uint64_t seq;
+	int ncompleted;			/* callbacks run in this poll */
+	bool in_open;
+};
+
+static inline void *trs_clt_bounce(struct ibtrs_clt *clt, uint32_t id)
+{
+	return (char *)clt->iobuf + (size_t)id * clt->params.chunk_size;
+}
+
+static inline void *trs_clt_hdr(struct ibtrs_clt *clt, uint32_t id)
+{
+	return (char *)clt->iobuf + (size_t)clt->qd * clt->params.chunk_size +
+	       (size_t)id * TRS_HDR_AREA;
+}
+
+/* clt.c */
+void trs_clt_req_done_ref(struct trs_clt_req *req);
+void trs_clt_dispatch_pending(struct ibtrs_clt *clt);
+int trs_clt_setup_params(struct ibtrs_clt *clt, const struct trs_conn_params *p);
+
+/* clt_path.c */
+struct trs_clt_path *trs_clt_path_alloc(struct ibtrs_clt *clt, const char *addr);
+void trs_clt_path_free(struct trs_clt_path *path);
+int trs_clt_path_connect(struct trs_clt_path *path);
+void trs_clt_path_fail(struct trs_clt_path *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void trs_clt_path_teardown(struct trs_clt_path *path);
+void trs_clt_cm_event(struct trs_evsrc *src);
+void trs_clt_path_tick(struct trs_clt_path *path, uint64_t now);
+void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc);
+
+/* clt_io.c */
+int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req);
+
+/* mem.c */
+int trs_clt_path_mem_setup(struct trs_clt_path *path);
+void trs_clt_path_mem_free(struct trs_clt_path *path);
+struct ibv_mr *trs_clt_find_mr(struct trs_clt_path *path, void *addr, size_t len);
+int trs_clt_req_map_read(struct trs_clt_path *path, struct trs_clt_req *req,
+			 void *buf, struct ibv_mr *mr, struct ibv_send_wr *bind_wr);
+void trs_clt_req_unmap(struct trs_clt_req *req);
+
+#endif /* TRS_CLT_H */

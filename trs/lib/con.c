@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * con.c - one RDMA CM connection: completion channel + CQ + RC QP on a
+ * cm_id, a ring of receive buffers, and the CQ polling loop that dispatches
+ * every completion through its embedded struct trs_cqe.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include "trs_lib.h"
+
+static void trs_con_rx_done(struct trs_cqe *cqe, struct ibv_wc *wc)
+{
+	struct trs_rx *rx = trs_container_of(cqe, struct trs_rx, cqe);
+
+	rx->con->recv_done(rx->con, rx, wc);
+}
+
+static void trs_con_cq_event(struct trs_evsrc *src)
+{
+	trs_con_poll(trs_container_of(src, struct trs_con, cq_src));
+}
+
+int trs_con_post_recv(struct trs_con *con, struct trs_rx *rx)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rx->buf,
+		.length = TRS_MAX_RECV_MSG,
+		.lkey = con->msg_mr->lkey,
+	};
+	struct ibv_recv_wr wr = {
+		.wr_id = (uintptr_t)&rx->cqe, .sg_list = &sge, .num_sge = 1,
+	}, *bad;
+
+	return -ibv_post_recv(con->qp, &wr, &bad);
+}
+
+/**
+ * trs_con_create() - set up CQ, QP and receive ring on @cm_id.
+ * Context: after ADDR_RESOLVED (client) or on CONNECT_REQUEST (server).
+ */
+int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
+		   const struct trs_con_attr *attr)
+{
+	struct ibv_qp_init_attr qp_attr = { 0 };
+	size_t area;
+	unsigned int i;
+	int flags, err = -ENOMEM;
+
+	con->cm_id = cm_id;
+	con->epfd = attr->epfd;
+	con->recv_done = attr->recv_done;
+	con->ctrl_cqe.done = attr->send_done;
+	con->sq_size = attr->sq_size;
+	con->dev = trs_dev_get(cm_id->verbs);
+	if (!con->dev)
+		return -ENODEV;
+
+	con->ch = ibv_create_comp_channel(cm_id->verbs);
+	if (!con->ch) {
+		err = -errno;
+		goto out_put_dev;
+	}
+	flags = fcntl(con->ch->fd, F_GETFL);
+	fcntl(con->ch->fd, F_SETFL, flags | O_NONBLOCK);
+	/* every send and every receive may complete: sq + rq entries */
+	con->cq = ibv_create_cq(cm_id->verbs, (int)(attr->sq_size + attr->rq_size),
+				con, con->ch, 0);
+	if (!con->cq) {
+		err = -errno;
+		goto out_destroy_ch;
+	}
+	if (ibv_req_notify_cq(con->cq, 0)) {
+		err = -EIO;
+		goto out_destroy_cq;
+	}
+
+	qp_attr.qp_context = con;
+	qp_attr.send_cq = con->cq;
+	qp_attr.recv_cq = con->cq;
+	qp_attr.qp_type = IBV_QPT_RC;
+	qp_attr.cap.max_send_wr = attr->sq_size;
+	qp_attr.cap.max_recv_wr = attr->rq_size;
+	qp_attr.cap.max_send_sge = 2;	/* write: data + header */
+	qp_attr.cap.max_recv_sge = 1;
+	if (rdma_create_qp(cm_id, con->dev->pd, &qp_attr)) {
+		err = -errno;
+		goto out_destroy_cq;
+	}
+	con->qp = cm_id->qp;
+
+	con->nrx = attr->rq_size;
+	con->ntx = attr->ntx;
+	area = (size_t)con->nrx * TRS_MAX_RECV_MSG + TRS_MAX_RECV_MSG +
+	       (size_t)con->ntx * TRS_TX_SLOT;
+	con->msg_area = aligned_alloc(4096, (area + 4095) & ~(size_t)4095);
+	if (!con->msg_area)
+		goto out_destroy_qp;
+	memset(con->msg_area, 0, area);
+	con->ctrl_buf = (char *)con->msg_area + (size_t)con->nrx * TRS_MAX_RECV_MSG;
+	con->tx_slots = (char *)con->ctrl_buf + TRS_MAX_RECV_MSG;
+	con->msg_mr = ibv_reg_mr(con->dev->pd, con->msg_area, area,
+				 IBV_ACCESS_LOCAL_WRITE);
+	if (!con->msg_mr) {
+		err = -errno;
+		goto out_free_area;
+	}
+	con->rx = calloc(con->nrx, sizeof(*con->rx));
+	if (!con->rx)
+		goto out_dereg_msg;
+	for (i = 0; i < con->nrx; i++) {
+		con->rx[i].cqe.done = trs_con_rx_done;
+		con->rx[i].con = con;
+		con->rx[i].buf = (char *)con->msg_area + (size_t)i * TRS_MAX_RECV_MSG;
+		err = trs_con_post_recv(con, &con->rx[i]);
+		if (err)
+			goto out_free_rx;
+	}
+	con->cq_src.fd = con->ch->fd;
+	con->cq_src.handler = trs_con_cq_event;
+	err = trs_epoll_add(con->epfd, &con->cq_src);
+	if (err)
+		goto out_free_rx;
+	return 0;
+
+out_free_rx:
+	free(con->rx);
+	con->rx = NULL;
+out_dereg_msg:
+	ibv_dereg_mr(con->msg_mr);
+	con->msg_mr = NULL;
+out_free_area:
+	free(con->msg_area);
+	con->msg_area = NULL;
+out_destroy_qp:
+	rdma_destroy_qp(cm_id);
+	con->qp = NULL;
+out_destroy_cq:
+	ibv_destroy_cq(con->cq);
+	con->cq = NULL;
+out_destroy_ch:
+	ibv_destroy_comp_channel(con->ch);
+	con->ch = NULL;
+out_put_dev:
+	trs_dev_put(con->dev);
+	con->dev = NULL;
+	return err;
+}
+
+/* Tear down what trs_con_create() built; the cm_id stays (owner's). */
+void trs_con_destroy(struct trs_con *con)
+{
+	con->dead = true;
+	if (con->cq_src.fd > 0) {
+		trs_epoll_del(con->epfd, &con->cq_src);
+		con->cq_src.fd = -1;
+	}
+	if (con->qp) {
+		rdma_destroy_qp(con->cm_id);
+		con->qp = NULL;
+	}
+	if (con->msg_mr) {
+		ibv_dereg_mr(con->msg_mr);
+		con->msg_mr = NULL;
+	}
+	free(con->msg_area);
+	con->msg_area = NULL;
+	free(con->rx);
+	con->rx = NULL;
+	if (con->cq) {
+		ibv_ack_cq_events(con->cq, con->cq_unacked);
+		con->cq_unacked = 0;
+		ibv_destroy_cq(con->cq);
+		con->cq = NULL;
+	}
+	if (con->ch) {
+		ibv_destroy_comp_channel(con->ch);
+		con->ch = NULL;
+	}
+	trs_dev_put(con->dev);
+	con->dev = NULL;
+}
+
+int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
+			  struct trs_cqe *cqe)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = (uintptr_t)cqe,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(imm),
+	}, *bad;
+
+	return -ibv_post_send(con->qp, &wr, &bad);
+}
+
+int trs_con_post_ctrl(struct trs_con *con, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)con->ctrl_buf, .length = len,
+		.lkey = con->msg_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = (uintptr_t)&con->ctrl_cqe,
+		.sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	return -ibv_post_send(con->qp, &wr, &bad);
+}
+
+/*
+ * Drain the CQ after a completion event. A done() callback never frees the
+ * connection; it may mark it dead, after which the rest is left to the
+ * (deferred) teardown.
+ */
+void trs_con_poll(struct trs_con *con)
+{
+	struct ibv_wc wc[16];
+	struct ibv_cq *cq;
+	void *ctx;
+	int n, i;
+
+	while (!ibv_get_cq_event(con->ch, &cq, &ctx))
+		con->cq_unacked++;
+	if (con->cq_unacked >= 64) {
+		ibv_ack_cq_events(con->cq, con->cq_unacked);
+		con->cq_unacked = 0;
+	}
+	if (con->dead)
+		return;
+	ibv_req_notify_cq(con->cq, 0);
+	do {
+		n = ibv_poll_cq(con->cq, 16, wc);
+		for (i = 0; i < n && !con->dead; i++) {
+			struct trs_cqe *cqe = (struct trs_cqe *)(uintptr_t)wc[i].wr_id;
+
+			cqe->done(cqe, &wc[i]);
+		}
+	} while (n > 0 && !con->dead);
+}
+
+const char *trs_wc_opcode_str(enum ibv_wc_opcode op)
+{
+	switch (op) {
+	case IBV_WC_SEND:		return "SEND";
+	case IBV_WC_RDMA_WRITE:		return "RDMA_WRITE";
+	case IBV_WC_RDMA_READ:		return "RDMA_READ";
+	case IBV_WC_BIND_MW:		return "BIND_MW";
+	case IBV_WC_LOCAL_INV:		return "LOCAL_INV";
+	case IBV_WC_RECV:		return "RECV";
+	case IBV_WC_RECV_RDMA_WITH_IMM:	return "RECV_RDMA_WITH_IMM";
+	default:			return "OTHER";
+	}
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * trs_lib.h - private structures of libibtrs (userspace IBTRS).
+ *
+ * Objects: trs_dev (verbs context + PD, cached), trs_con (cm_id + CQ + QP
+ * + receive ring), client path/session and server path/session built on
+ * them. Completions carry wr_id = &obj->cqe; trs_con_poll() calls
+ * cqe->done(). Pollable sources registered in a handle's epoll carry a
+ * struct trs_evsrc the same way.
+ */
+#ifndef TRS_LIB_H
+#define TRS_LIB_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/queue.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "ibtrs.h"
+#include "trs_common.h"
+
+#define trs_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define TRS_TICK_MS		50	/* timer resolution: HB, reconnect, tmo */
+#define TRS_CLT_QD_CAP		1024	/* client QPs are sized for this depth */
+#define TRS_RX_EXTRA		32	/* recvs beyond the IO budget: HB, INFO */
+#define TRS_ACK_TIMEOUT		14	/* 4.096us * 2^14 = 67 ms per retry */
+#define TRS_RETRY_COUNT		3
+#define TRS_MAX_REGIONS		32
+#define TRS_MAX_IOV		64
+
+/* log.c */
+void trs_log(enum ibtrs_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void trs_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define trs_err(fmt, ...)	trs_log(IBTRS_LOG_ERR, fmt, ##__VA_ARGS__)
+#define trs_wrn(fmt, ...)	trs_log(IBTRS_LOG_WARN, fmt, ##__VA_ARGS__)
+#define trs_info(fmt, ...)	trs_log(IBTRS_LOG_INFO, fmt, ##__VA_ARGS__)
+#define trs_dbg(fmt, ...)	trs_log(IBTRS_LOG_DEBUG, fmt, ##__VA_ARGS__)
+uint64_t trs_now_us(void);
+uint32_t trs_random32(void);
+void trs_uuid_gen(uint8_t uuid[TRS_UUID_LEN]);
+void trs_uuid_str(const uint8_t uuid[TRS_UUID_LEN], char out[40]);
+
+struct trs_cqe {
+	void (*done)(struct trs_cqe *cqe, struct ibv_wc *wc);
+};
+
+struct trs_evsrc {
+	int fd;
+	void (*handler)(struct trs_evsrc *src);
+};
+
+int trs_epoll_add(int epfd, struct trs_evsrc *src);
+void trs_epoll_del(int epfd, struct trs_evsrc *src);
+int trs_timerfd_create(unsigned int period_ms);
+void trs_fd_drain(int fd);
+
+/* dev.c */
+struct trs_dev {
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	struct ibv_device_attr attr;
+	int ref;
+	int mw_state;		/* 0 unknown, 1 works, -1 unsupported */
+	struct trs_dev *next;
+};
+struct trs_dev *trs_dev_get(struct ibv_context *verbs);
+void trs_dev_put(struct trs_dev *dev);
+
+/* con.c */
+struct trs_rx {
+	struct trs_cqe cqe;
+	struct trs_con *con;
+	void *buf;
+};
+
+/**
+ * struct trs_con - one RDMA CM connection: cm_id, CQ (+ channel), RC QP and
+ * a receive ring of TRS_MAX_RECV_MSG-byte buffers.
+ */
+struct trs_con {
+	struct rdma_cm_id *cm_id;
+	struct trs_dev *dev;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct trs_evsrc cq_src;
+	int epfd;
+	unsigned int cq_unacked;
+	bool dead;		/* stop dispatching completions */
+	uint16_t cid;
+	void *owner;		/* client or server path */
+
+	void *msg_area;		/* rx ring + ctrl send + per-id tx slots */
+	struct ibv_mr *msg_mr;
+	struct trs_rx *rx;
+	unsigned int nrx;
+	void *ctrl_buf;		/* one ctrl SEND (INFO_*) */
+	void *tx_slots;		/* ntx slots of TRS_TX_SLOT bytes */
+	unsigned int ntx;
+	unsigned int sq_size;
+	void (*recv_done)(struct trs_con *con, struct trs_rx *rx,
+			  struct ibv_wc *wc);
+	struct trs_cqe ctrl_cqe;	/* ctrl/HB/response sends */
+};
+#define TRS_TX_SLOT	32
+
+struct trs_con_attr {
+	unsigned int sq_size, rq_size, ntx;
+	int epfd;
+	void (*recv_done)(struct trs_con *con, struct trs_rx *rx,
+			  struct ibv_wc *wc);
+	void (*send_done)(struct trs_cqe *cqe, struct ibv_wc *wc);
+};
+int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
+		   const struct trs_con_attr *attr);
+void trs_con_destroy(struct trs_con *con);
+int trs_con_post_recv(struct trs_con *con, struct trs_rx *rx);
+int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
+			  struct trs_cqe *cqe);
+int trs_con_post_ctrl(struct trs_con *con, uint32_t len);
+void trs_con_poll(struct trs_con *con);
+const char *trs_wc_opcode_str(enum ibv_wc_opcode op);
+
+#endif /* TRS_LIB_H */
