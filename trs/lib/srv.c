@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * srv.c - server context: listeners, RDMA CM events, sessions (one chunk
+ * pool each) and the paths that join them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/epoll.h>
+
+#include "srv.h"
+
+void trs_srv_path_fail(struct trs_srv_path *path, const char *fmt, ...)
+{
+	char why[160];
+	va_list ap;
+	unsigned int i;
+
+	if (path->fail_pending)
+		return;
+	path->fail_pending = true;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	trs_wrn("session %s: closing path from %s: %s",
+		path->sess->named ? path->sess->name : "(unnamed)", path->addr, why);
+	for (i = 0; i < path->ncons; i++)
+		path->cons[i].c.dead = true;
+}
+
+static struct ibtrs_srv_sess *trs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
+						  const uint8_t *uuid)
+{
+	struct ibtrs_srv_sess *sess;
+	uint32_t i;
+
+	sess = calloc(1, sizeof(*sess));
+	if (!sess)
+		return NULL;
+	sess->ops = calloc(ctx->params.queue_depth, sizeof(*sess->ops));
+	if (!sess->ops)
+		goto out_free_sess;
+	sess->pool_len = (size_t)ctx->params.queue_depth * ctx->slot_size;
+	sess->pool = aligned_alloc(4096, sess->pool_len);
+	if (!sess->pool)
+		goto out_free_ops;
+	memset(sess->pool, 0, sess->pool_len);
+	for (i = 0; i < ctx->params.queue_depth; i++) {
+		sess->ops[i].sess = sess;
+		sess->ops[i].id = i;
+	}
+	sess->ctx = ctx;
+	memcpy(sess->uuid, uuid, TRS_UUID_LEN);
+	TAILQ_INIT(&sess->paths);
+	TAILQ_INSERT_TAIL(&ctx->sessions, sess, link);
+	return sess;
+
+out_free_ops:
+	free(sess->ops);
+out_free_sess:
+	free(sess);
+	return NULL;
+}
+
+static void trs_srv_sess_free(struct ibtrs_srv_sess *sess)
+{
+	TAILQ_REMOVE(&sess->ctx->sessions, sess, link);
+	free(sess->pool);
+	free(sess->ops);
+	free(sess);
+}
+
+void trs_srv_sess_maybe_free(struct ibtrs_srv_sess *sess)
+{
+	if (sess->dead && !sess->active_ops)
+		trs_srv_sess_free(sess);
+}
+
+static void trs_srv_path_teardown(struct trs_srv_path *path)
+{
+	struct ibtrs_srv_sess *sess = path->sess;
+	struct ibtrs_srv_ctx *ctx = sess->ctx;
+	unsigned int i;
+
+	for (i = 0; i < ctx->params.queue_depth; i++) {
+		struct ibtrs_srv_op *op = &sess->ops[i];
+
+		if (op->pending_path == path) {
+			op->pending_path = NULL;
+			op->pending_con = NULL;
+		}
+		if (op->path == path)
+			trs_srv_op_orphan(op);
+	}
+	for (i = 0; i < path->ncons; i++) {
+		struct trs_srv_con *con = &path->cons[i];
+
+		if (!con->c.cm_id)
+			continue;
+		if (con->established)
+			rdma_disconnect(con->c.cm_id);
+		if (con->created)
+			trs_con_destroy(&con->c);
+		rdma_destroy_id(con->c.cm_id);
+	}
+	if (path->pool_mr)
+		ibv_dereg_mr(path->pool_mr);
+	TAILQ_REMOVE(&sess->paths, path, link);
+	sess->npaths--;
+	free(path->cons);
+	free(path);
+	if (!sess->npaths) {
+		sess->dead = true;
+		if (sess->link_up && ctx->ops.link_ev)
+			ctx->ops.link_ev(sess, IBTRS_SRV_LINK_EV_DISCONNECTED,
+					 sess->priv);
+		trs_srv_sess_maybe_free(sess);
+	}
+}
+
+static void trs_srv_process_failures(struct ibtrs_srv_ctx *ctx)
+{
+	struct ibtrs_srv_sess *sess, *snext;
+	struct trs_srv_path *path, *pnext;
+
+	for (sess = TAILQ_FIRST(&ctx->sessions); sess; sess = snext) {
+		snext = TAILQ_NEXT(sess, link);
+		for (path = TAILQ_FIRST(&sess->paths); path; path = pnext) {
+			pnext = TAILQ_NEXT(path, link);
+			if (path->fail_pending) {
+				bool last = sess->npaths == 1;
+
+				trs_srv_path_teardown(path);
+				if (last)
+					break;	/* sess may be freed */
+			}
+		}
+	}
+}
+
+static void trs_srv_reject(struct rdma_cm_id *id, int code, const char *why)
+{
+	struct trs_msg_conn_rsp rsp;
+	struct trs_conn_params p = { .ver_major = TRS_PROTO_VER_MAJOR,
+				     .ver_minor = TRS_PROTO_VER_MINOR,
+				     .rej = (uint16_t)code };
+
+	trs_wrn("rejecting connection: %s (%s)", trs_rej_str(code), why);
+	trs_conn_rsp_encode(&rsp, &p);
+	rdma_reject(id, &rsp, sizeof(rsp));
+	rdma_destroy_id(id);
+}
+
+static void trs_srv_addr_str(struct rdma_cm_id *id, char *out, size_t len)
+{
+	struct sockaddr *sa = rdma_get_peer_addr(id);
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, ip, sizeof(ip));
+	else if (sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof(ip));
+	snprintf(out, len, "%s", ip);
+}
+
+static struct trs_srv_path *trs_srv_path_create(struct ibtrs_srv_sess *sess,
+						const struct trs_conn_req_info *in,
+						struct rdma_cm_id *id)
+{
+	struct trs_srv_path *path = calloc(1, sizeof(*path));
+
+	if (!path)
+		return NULL;
+	path->cons = calloc(in->cid_num, sizeof(*path->cons));
+	if (!path->cons) {
+		free(path);
+		return NULL;
+	}
+	path->sess = sess;
+	path->ncons = in->cid_num;
+	path->recon_cnt = in->recon_cnt;
+	memcpy(path->uuid, in->path_uuid, TRS_UUID_LEN);
+	path->last_rx_us = trs_now_us();
+	trs_srv_addr_str(id, path->addr, sizeof(path->addr));
+	TAILQ_INSERT_TAIL(&sess->paths, path, link);
+	sess->npaths++;
+	return path;
+}
+
+static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
+				    struct rdma_cm_id *id, const void *pdata,
+				    uint8_t plen)
+{
+	struct trs_conn_req_info in;
+	struct ibtrs_srv_sess *sess;
+	struct trs_srv_path *path = NULL, *p;
+	struct trs_srv_con *con;
+	struct trs_msg_conn_rsp rsp;
+	struct trs_conn_params params = ctx->params;
+	struct rdma_conn_param cp = {
+		.private_data = &rsp, .private_data_len = sizeof(rsp),
+		.responder_resources = 0, .initiator_depth = 0,
+		.rnr_retry_count = 7,
+	};
+	struct trs_con_attr attr = {
+		/* per IO: RDMA_WRITE of read data + the answer; + HB */
+		.sq_size = 2 * ctx->params.queue_depth + 16,
+		/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ */
+		.rq_size = ctx->params.queue_depth + TRS_RX_EXTRA,
+		.ntx = ctx->params.queue_depth,
+		.epfd = ctx->epfd,
+		.recv_done = trs_srv_recv_done,
+		.send_done = trs_srv_send_done,
+	};
+	uint8_t tmo = TRS_ACK_TIMEOUT;
+	const char *why = "";
+	int rej, err;
+
+	rej = trs_conn_req_decode(pdata, plen, &in, &why);
+	if (rej) {
+		trs_srv_reject(id, rej, why);
+		return;
+	}
+	rej = trs_negotiate_version(in.ver_major, in.ver_minor, &params.ver_minor);
+	if (rej) {
+		trs_srv_reject(id, rej, "version");
+		return;
+	}
+	TAILQ_FOREACH(sess, &ctx->sessions, link)
+		if (!sess->dead && !memcmp(sess->uuid, in.sess_uuid, TRS_UUID_LEN))
+			break;
+	if (!sess) {
+		if (!(in.flags & TRS_CONN_F_FIRST)) {
+			trs_srv_reject(id, TRS_REJ_NO_SESS, "unknown session");
+			return;
+		}
+		sess = trs_srv_sess_create(ctx, in.sess_uuid);
+		if (!sess) {
+			trs_srv_reject(id, TRS_REJ_NOMEM, "session allocation");
+			return;
+		}
+	}
+	TAILQ_FOREACH(p, &sess->paths, link) {
+		if (p->fail_pending || memcmp(p->uuid, in.path_uuid, TRS_UUID_LEN))
+			continue;
+		if (p->recon_cnt != in.recon_cnt) {
+			/* The client reconnected before we noticed: drop the stale path. */
+			trs_srv_path_fail(p, "replaced by reconnect %u", in.recon_cnt);
+			continue;
+		}
+		path = p;
+	}
+	if (path && (path->ncons != in.cid_num || path->cons[in.cid].c.cm_id)) {
+		trs_srv_reject(id, path->ncons != in.cid_num ? TRS_REJ_BAD_CID :
+			       TRS_REJ_BUSY, "connection index");
+		return;
+	}
+	if (!path) {
+		path = trs_srv_path_create(sess, &in, id);
+		if (!path) {
+			trs_srv_reject(id, TRS_REJ_NOMEM, "path allocation");
+			if (!sess->npaths) {
+				sess->dead = true;
+				trs_srv_sess_maybe_free(sess);
+			}
+			return;
+		}
+	}
+	con = &path->cons[in.cid];
+	con->path = path;
+	con->c.cid = in.cid;
+	con->c.owner = path;
+	con->c.cm_id = id;
+	id->context = con;
+	err = trs_con_create(&con->c, id, &attr);
+	if (err)
+		goto out_fail;
+	con->created = true;
+	if (!path->pool_mr) {
+		path->dev = con->c.dev;
+		path->pool_mr = ibv_reg_mr(path->dev->pd, sess->pool, sess->pool_len,
+					   IBV_ACCESS_LOCAL_WRITE |
+					   IBV_ACCESS_REMOTE_WRITE);
+		if (!path->pool_mr) {
+			err = -errno;
+			goto out_fail;
+		}
+	} else if (con->c.dev != path->dev) {
+		err = -EXDEV;	/* all connections of a path use one device */
+		goto out_fail;
+	}
+	rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &tmo,
+			sizeof(tmo));
+	trs_conn_rsp_encode(&rsp, &params);
+	if (rdma_accept(id, &cp)) {
+		err = -errno;
+		goto out_fail;
+	}
+	return;
+
+out_fail:
+	/* The cm_id belongs to the path now; reject and let teardown free it. */
+	trs_conn_rsp_encode(&rsp, &(struct trs_conn_params){
+		.ver_major = TRS_PROTO_VER_MAJOR, .rej = TRS_REJ_NOMEM });
+	rdma_reject(id, &rsp, sizeof(rsp));
+	trs_srv_path_fail(path, "setting up connection %u failed: %s", in.cid,
+			  strerror(-err));
+}
+
+static void trs_srv_cm_event(struct trs_evsrc *src)
+{
+	struct ibtrs_srv_ctx *ctx = trs_container_of(src, struct ibtrs_srv_ctx, cm_src);
+	struct rdma_cm_event *ev;
+
+	while (!rdma_get_cm_event(ctx->cm_ch, &ev)) {
+		enum rdma_cm_event_type type = ev->event;
+		struct rdma_cm_id *id = ev->id;
+		struct trs_srv_con *con = id->context;
+		int status = ev->status;
+		uint8_t pdata[TRS_CONN_PRIV_MAX + 8];
+		uint8_t plen = 0;
+
+		if (ev->param.conn.private_data && ev->param.conn.private_data_len) {
+			plen = ev->param.conn.private_data_len;
+			if (plen > sizeof(pdata))
+				plen = sizeof(pdata);
+			memcpy(pdata, ev->param.conn.private_data, plen);
+		}
+		rdma_ack_cm_event(ev);
+		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			id->context = NULL;
+			trs_srv_connect_request(ctx, id, plen ? pdata : NULL, plen);
+			continue;
+		}
+		if (!con) {
+			trs_dbg("listener event %s", rdma_event_str(type));
+			continue;
+		}
+		if (con->c.dead || con->path->fail_pending)
+			continue;
+		switch (type) {
+		case RDMA_CM_EVENT_ESTABLISHED:
+			con->established = true;
+			break;
+		case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+			break;
+		default:
+			trs_srv_path_fail(con->path, "%s (status %d)",
+					  rdma_event_str(type), status);
+		}
+	}
+}
+
+static void trs_srv_tick(struct trs_evsrc *src)
+{
+	struct ibtrs_srv_ctx *ctx = trs_container_of(src, struct ibtrs_srv_ctx, tick_src);
+	struct ibtrs_srv_sess *sess;
+	struct trs_srv_path *path;
+	uint64_t now = trs_now_us();
+
+	trs_fd_drain(src->fd);
+	TAILQ_FOREACH(sess, &ctx->sessions, link)
+		TAILQ_FOREACH(path, &sess->paths, link)
+			trs_srv_path_tick(path, now);
+}
+
+static int trs_srv_listen(struct ibtrs_srv_ctx *ctx, const char *addr)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	struct rdma_cm_id *id;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(ctx->opts.port);
+	} else if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(ctx->opts.port);
+	} else {
+		trs_set_error("cannot parse listen address '%s'", addr);
+		return -EINVAL;
+	}
+	if (rdma_create_id(ctx->cm_ch, &id, NULL, RDMA_PS_TCP))
+		return -errno;
+	if (rdma_bind_addr(id, (struct sockaddr *)&ss) || rdma_listen(id, 64)) {
+		int err = -errno;
+
+		trs_set_error("listening on %s:%u: %s", addr, ctx->opts.port,
+			      strerror(errno));
+		rdma_destroy_id(id);
+		return err;
+	}
+	ctx->listeners[ctx->nlisteners++] = id;
+	return 0;
+}
+
+void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx)
+{
+	struct ibtrs_srv_sess *sess;
+	struct trs_srv_path *path;
+	int i;
+
+	if (!ctx)
+		return;
+	for (i = 0; i < ctx->nlisteners; i++)
+		rdma_destroy_id(ctx->listeners[i]);
+	TAILQ_FOREACH(sess, &ctx->sessions, link)
+		TAILQ_FOREACH(path, &sess->paths, link)
+			trs_srv_path_fail(path, "server closing");
+	trs_srv_process_failures(ctx);
+	while ((sess = TAILQ_FIRST(&ctx->sessions)))
+		trs_srv_sess_free(sess);	/* unanswered ops are dropped */
+	if (ctx->tick_src.fd > 0)
+		close(ctx->tick_src.fd);
+	if (ctx->cm_ch)
+		rdma_destroy_event_channel(ctx->cm_ch);
+	if (ctx->epfd >= 0)
+		close(ctx->epfd);
+	free(ctx->listeners);
+	free(ctx);
+}
+
+struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
+				     const struct ibtrs_srv_ops *ops,
+				     void *ctx_priv, int *err)
+{
+	struct ibtrs_srv_ctx *ctx;
+	const char *why = "";
+	int i, ret = -EINVAL, flags;
+
+	if (!opts || !ops || !ops->rdma_ev || !opts->addrs || opts->naddrs < 1) {
+		trs_set_error("ibtrs_srv_open: need addresses and an rdma_ev callback");
+		goto out_err;
+	}
+	ret = -ENOMEM;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		goto out_err;
+	ctx->epfd = -1;
+	ctx->opts = *opts;
+	ctx->ops = *ops;
+	ctx->priv = ctx_priv;
+	TAILQ_INIT(&ctx->sessions);
+	if (!ctx->opts.port)
+		ctx->opts.port = IBTRS_DEFAULT_PORT;
+	if (!ctx->opts.queue_depth)
+		ctx->opts.queue_depth = 128;
+	if (!ctx->opts.chunk_size)
+		ctx->opts.chunk_size = 128 * 1024;
+	if (!ctx->opts.hb_interval_ms)
+		ctx->opts.hb_interval_ms = 500;
+	if (!ctx->opts.hb_missed_max)
+		ctx->opts.hb_missed_max = 3;
+	ctx->params = (struct trs_conn_params){
+		.ver_major = TRS_PROTO_VER_MAJOR, .ver_minor = TRS_PROTO_VER_MINOR,
+		.queue_depth = ctx->opts.queue_depth,
+		.chunk_size = ctx->opts.chunk_size,
+		.hdr_area = TRS_HDR_AREA,
+		.max_usr_len = TRS_MAX_USR_LEN,
+	};
+	ctx->slot_size = ctx->params.chunk_size + ctx->params.hdr_area;
+	if (trs_conn_params_check(&ctx->params, &why)) {
+		trs_set_error("ibtrs_srv_open: %s", why);
+		ret = -EINVAL;
+		goto out_close;
+	}
+	ctx->epfd = epoll_create1(EPOLL_CLOEXEC);
+	ctx->listeners = calloc((size_t)opts->naddrs, sizeof(*ctx->listeners));
+	if (ctx->epfd < 0 || !ctx->listeners)
+		goto out_close;
+	ctx->cm_ch = rdma_create_event_channel();
+	if (!ctx->cm_ch) {
+		ret = -errno;
+		trs_set_error("rdma_create_event_channel: %s (no RDMA device?)",
+			      strerror(errno));
+		goto out_close;
+	}
+	flags = fcntl(ctx->cm_ch->fd, F_GETFL);
+	fcntl(ctx->cm_ch->fd, F_SETFL, flags | O_NONBLOCK);
+	ctx->cm_src.fd = ctx->cm_ch->fd;
+	ctx->cm_src.handler = trs_srv_cm_event;
+	ret = trs_epoll_add(ctx->epfd, &ctx->cm_src);
+	if (ret)
+		goto out_close;
+	ctx->tick_src.fd = trs_timerfd_create(TRS_TICK_MS);
+	if (ctx->tick_src.fd < 0) {
+		ret = ctx->tick_src.fd;
+		goto out_close;
+	}
+	ctx->tick_src.handler = trs_srv_tick;
+	ret = trs_epoll_add(ctx->epfd, &ctx->tick_src);
+	if (ret)
+		goto out_close;
+	for (i = 0; i < opts->naddrs; i++) {
+		ret = trs_srv_listen(ctx, opts->addrs[i]);
+		if (ret)
+			goto out_close;
+	}
+	return ctx;
+
+out_close:
+	ibtrs_srv_close(ctx);
+out_err:
+	if (err)
+		*err = ret;
+	return NULL;
+}
+
+int ibtrs_srv_fd(const struct ibtrs_srv_ctx *ctx)
+{
+	return ctx->epfd;
+}
+
+int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
+{
+	struct epoll_event evs[32];
+	int n, i;
+
+	ctx->ncalls = 0;
+	n = epoll_wait(ctx->epfd, evs, 32, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (i = 0; i < n; i++) {
+		struct trs_evsrc *src = evs[i].data.ptr;
+
+		src->handler(src);
+	}
+	trs_srv_process_failures(ctx);
+	return ctx->ncalls;
+}
+
+const char *ibtrs_srv_sessname(const struct ibtrs_srv_sess *sess)
+{
+	return sess->name;
+}
+
+void ibtrs_srv_set_sess_priv(struct ibtrs_srv_sess *sess, void *priv)
+{
+	sess->priv = priv;
+}
+
+void *ibtrs_srv_ctx_priv(const struct ibtrs_srv_ctx *ctx)
+{
+	return ctx->priv;
+}
+
+int ibtrs_srv_sess_paths(const struct ibtrs_srv_sess *sess)
+{
+	const struct trs_srv_path *p;
+	int n = 0;
+
+	TAILQ_FOREACH(p, &sess->paths, link)
+		n += p->joined && !p->fail_pending;
+	return n;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* srv.h - server context, session, path and op structures (private). */
+#ifndef TRS_SRV_H
+#define TRS_SRV_H
+
+#include "trs_lib.h"
+
+struct trs_srv_path;
+
+struct trs_srv_con {
+	struct trs_con c;
+	struct trs_srv_path *path;
+	bool established;
+	bool created;		/* trs_con_create() done */
+};
+
+enum trs_srv_op_state {
+	TRS_OP_FREE,		/* chunk idle */
+	TRS_OP_ACTIVE,		/* handed to rdma_ev, not answered yet */
+};
+
+/**
+ * struct ibtrs_srv_op - the request occupying one chunk.
+ * @path: the path the request came on; NULL once that path is gone (the
+ *	answer is then dropped).
+ * @pending_path: a retried request for this chunk that arrived (on another
+ *	path) while the old one was still being served; it is started when
+ *	the old one is answered.
+ */
+struct ibtrs_srv_op {
+	struct ibtrs_srv_sess *sess;
+	uint32_t id;
+	enum trs_srv_op_state state;
+	struct trs_srv_path *path;
+	struct trs_srv_con *con;
+	struct trs_srv_path *pending_path;
+	struct trs_srv_con *pending_con;
+	struct trs_io_req_info req;
+	uint8_t hdr[TRS_HDR_AREA];	/* private copy of the header area */
+};
+
+struct trs_srv_path {
+	struct ibtrs_srv_sess *sess;
+	uint8_t uuid[TRS_UUID_LEN];
+	uint16_t recon_cnt;
+	unsigned int ncons;
+	struct trs_srv_con *cons;
+	bool joined;		/* INFO exchange done */
+	bool fail_pending;
+	char addr[64];
+	struct trs_dev *dev;
+	struct ibv_mr *pool_mr;
+	uint64_t last_rx_us, hb_next_us;
+	uint16_t hb_seq;
+	struct trs_cqe hb_cqe;
+	TAILQ_ENTRY(trs_srv_path) link;
+};
+TAILQ_HEAD(trs_srv_path_list, trs_srv_path);
+
+struct ibtrs_srv_sess {
+	struct ibtrs_srv_ctx *ctx;
+	uint8_t uuid[TRS_UUID_LEN];
+	char name[TRS_SESSNAME_MAX];
+	bool named;
+	bool link_up;		/* CONNECTED event delivered */
+	bool dead;		/* no paths; freed when no op is active */
+	void *priv;
+	unsigned int active_ops;
+	void *pool;		/* queue_depth slots of slot_size */
+	size_t pool_len;
+	struct ibtrs_srv_op *ops;
+	struct trs_srv_path_list paths;
+	int npaths;
+	TAILQ_ENTRY(ibtrs_srv_sess) link;
+};
+TAILQ_HEAD(trs_srv_sess_list, ibtrs_srv_sess);
+
+struct ibtrs_srv_ctx {
+	struct ibtrs_srv_opts opts;
+	struct ibtrs_srv_ops ops;
+	void *priv;
+	int epfd;
+	struct rdma_event_channel *cm_ch;
+	struct rdma_cm_id **listeners;
+	int nlisteners;
+	struct trs_evsrc cm_src, tick_src;
+	struct trs_srv_sess_list sessions;
+	struct trs_conn_params params;
+	uint32_t slot_size;
+	int ncalls;
+};
+
+static inline void *trs_srv_slot(struct ibtrs_srv_sess *sess, uint32_t id)
+{
+	return (char *)sess->pool + (size_t)id * sess->ctx->slot_size;
+}
+
+/* srv.c */
+void trs_srv_path_fail(struct trs_srv_path *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* srv_io.c */
+void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc);
+void trs_srv_send_done(struct trs_cqe *cqe, struct ibv_wc *wc);
+void trs_srv_path_tick(struct trs_srv_path *path, uint64_t now);
+void trs_srv_op_orphan(struct ibtrs_srv_op *op);
+void trs_srv_sess_maybe_free(struct ibtrs_srv_sess *sess);
+
+#endif /* TRS_SRV_H */
