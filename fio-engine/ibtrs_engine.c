@@ -886,8 +886,18 @@ static enum fio_q_status fio_ibtrs_queue(struct thread_data *td,
 		if (r == -EAGAIN || r == -EBUSY)
 			return FIO_Q_BUSY;
 		io_u->error = -r;
-		log_err("ibtrs: %s: request rejected: %s (%s)\n", ld->sessname,
-			strerror(-r), ibtrs_clt_last_error(ld->clt));
+		if (r == -ENOTCONN) {
+			if (!ld->reported_conn_loss) {
+				ld->reported_conn_loss = true;
+				log_err("ibtrs: %s: no path to the server survived and ctrl_loss_tmo expired; failing IO\n",
+					ld->sessname);
+				td_vmsg(td, ENOTCONN, "all paths lost (ctrl_loss_tmo expired)",
+					"ibtrs");
+			}
+		} else {
+			log_err("ibtrs: %s: request rejected: %s (%s)\n", ld->sessname,
+				strerror(-r), ibtrs_clt_last_error(ld->clt));
+		}
 		return FIO_Q_COMPLETED;
 	}
 	ld->inflight++;

@@ -10,12 +10,14 @@
  * when its completion is reaped, so a slow device never stalls the others.
  *
  * Lifetimes: a srv_io holds its srv_sess_dev (sd->inflight) and its session
- * (sess->inflight). A CLOSE takes the handle out of the table at once; the
- * sd is freed when its last IO completes. When IBTRS reports that a session
- * is gone, its in-flight IO is drained synchronously inside the callback
- * (the chunks must not be written after the library frees them), and
- * completions of other sessions reaped meanwhile are answered after
- * ibtrs_srv_poll() returns (d->deferred), never re-entrantly.
+ * (sess->inflight). A CLOSE takes the handle out of the table and releases
+ * the access-mode claim at once; the fd is closed when its last IO
+ * completes. When IBTRS reports that a session is gone, its devices are
+ * closed the same way and the srv_sess lives on, marked dead, until its
+ * in-flight IO completes: every request is still answered exactly once with
+ * ibtrs_srv_resp() (the library keeps the chunks valid until then).
+ * Completions are answered only outside ibtrs_srv_poll() (d->deferred),
+ * never re-entrantly from an IBTRS callback.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -240,20 +242,24 @@ static void srv_stats_report(struct srvd *d)
 
 static void srv_sd_free(struct srv_sess_dev *sd)
 {
-	struct srvd *d = srvd_global;
-
-	srv_dev_put(&d->reg, sd->dev, sd->mode);
 	close(sd->fd);
 	free(sd);
 }
 
-/* Take @sd out of the handle table; free it now or when its IO drains. */
+/*
+ * Take @sd out of the handle table and give up its access-mode claim (so a
+ * reconnecting client can open it rw again at once); close the fd now or
+ * when its in-flight IO completes.
+ */
 static void srv_sd_close(struct srv_sess *s, struct srv_sess_dev *sd,
 			 const char *why)
 {
+	struct srvd *d = srvd_global;
 	char line[512];
 
 	s->devs[sd->slot] = NULL;
+	srv_dev_put(&d->reg, sd->dev, sd->mode);
+	sd->dev = NULL;
 	stats_line(line, sizeof(line), &sd->st);
 	srv_info("sess %s: closed %s (handle %#x, %s): %s", s->name, sd->path,
 		 sd->handle, why, line);
@@ -325,7 +331,9 @@ static void srv_io_account(struct srv_sess_dev *sd, struct srv_io *io)
 	}
 }
 
-/* Answer and free a finished IO (never called inside ibtrs_srv_poll). */
+static void srv_sess_destroy(struct srvd *d, struct srv_sess *s);
+
+/* Answer and free a finished IO. */
 static void srv_io_respond(struct srvd *d, struct srv_io *io)
 {
 	struct srv_sess_dev *sd = io->sd;
@@ -341,26 +349,24 @@ static void srv_io_respond(struct srvd *d, struct srv_io *io)
 	if (io->res)
 		srv_dbg("sess %s: %s on %s failed: %s", s->name,
 			ibnbd_op_name(io->opcode), sd->path, strerror(-io->res));
-	/* A dead session's chunks are gone: answer nothing, touch nothing. */
-	if (!s->dead) {
-		ret = ibtrs_srv_resp(io->op, io->res,
-				     io->opcode == IBNBD_OP_READ && !io->res ?
-				     io->len : 0);
-		if (ret)
-			srv_wrn("sess %s: ibtrs_srv_resp: %s", s->name,
-				strerror(-ret));
-	}
+	/* Answered even when the session is gone: the library waits for it. */
+	ret = ibtrs_srv_resp(io->op, io->res,
+			     io->opcode == IBNBD_OP_READ && !io->res ? io->len : 0);
+	if (ret && !s->dead)
+		srv_wrn("sess %s: ibtrs_srv_resp: %s", s->name, strerror(-ret));
 	sd->inflight--;
 	s->inflight--;
 	d->inflight--;
 	if (sd->closing && !sd->inflight)
 		srv_sd_reap_closing(s);
 	free(io);
+	if (s->dead && !s->inflight)
+		srv_sess_destroy(d, s);
 }
 
 static void srv_io_done(struct srvd *d, struct srv_io *io)
 {
-	if (d->in_poll && !io->sd->sess->dead) {
+	if (d->in_poll) {
 		io->next = NULL;
 		*d->deferred_tail = io;
 		d->deferred_tail = &io->next;
@@ -766,35 +772,11 @@ static int srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
 /* ------------------------------------------------------------------ */
 /* Sessions                                                            */
 
-static void srv_sess_drain(struct srvd *d, struct srv_sess *s)
-{
-	struct io_uring_cqe *cqe;
-	int r;
-
-	io_uring_submit(&d->ring);
-	while (s->inflight) {
-		r = io_uring_wait_cqe(&d->ring, &cqe);
-		if (r == -EINTR)
-			continue;
-		if (r < 0) {
-			srv_err("sess %s: io_uring wait: %s", s->name, strerror(-r));
-			break;
-		}
-		srv_reap(d);
-	}
-}
-
-static void srv_sess_free(struct srvd *d, struct srv_sess *s)
+static void srv_sess_destroy(struct srvd *d, struct srv_sess *s)
 {
 	struct srv_sess **pp;
-	unsigned int i;
 	char line[512];
 
-	s->dead = true;
-	srv_sess_drain(d, s);
-	for (i = 0; i < s->max_devs; i++)
-		if (s->devs[i])
-			srv_sd_close(s, s->devs[i], "session closed");
 	srv_sd_reap_closing(s);
 	for (pp = &d->sessions; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
@@ -803,9 +785,26 @@ static void srv_sess_free(struct srvd *d, struct srv_sess *s)
 		}
 	}
 	stats_line(line, sizeof(line), &s->st);
-	srv_info("sess %s: disconnected: %s", s->name, line);
+	srv_info("sess %s: gone: %s", s->name, line);
 	free(s->devs);
 	free(s);
+}
+
+/* The session is gone: close its devices; free it once its IO is answered. */
+static void srv_sess_kill(struct srvd *d, struct srv_sess *s, const char *why)
+{
+	unsigned int i;
+
+	if (!s->dead) {
+		s->dead = true;
+		srv_info("sess %s: %s (%u IOs in flight)", s->name, why,
+			 s->inflight);
+		for (i = 0; i < s->max_devs; i++)
+			if (s->devs[i])
+				srv_sd_close(s, s->devs[i], why);
+	}
+	if (!s->inflight)
+		srv_sess_destroy(d, s);
 }
 
 static void srv_link_ev(struct ibtrs_srv_sess *ts, enum ibtrs_srv_link_ev ev,
@@ -840,7 +839,7 @@ static void srv_link_ev(struct ibtrs_srv_sess *ts, enum ibtrs_srv_link_ev ev,
 		if (!s)
 			return;
 		ibtrs_srv_set_sess_priv(ts, NULL);
-		srv_sess_free(d, s);
+		srv_sess_kill(d, s, "disconnected");
 		break;
 	}
 }
@@ -1125,7 +1124,7 @@ int main(int argc, char **argv)
 	srv_info("shutdown: closing sessions (%llu requests left unanswered)",
 		 (unsigned long long)d->parked);
 	srv_stats_report(d);
-	/* Devices first (all IO is drained), then the transport. */
+	/* Devices first (all IO is answered), then the transport. */
 	for (s = d->sessions; s; s = s->next) {
 		unsigned int i;
 
@@ -1134,8 +1133,10 @@ int main(int argc, char **argv)
 				srv_sd_close(s, s->devs[i], "server shutdown");
 	}
 	ibtrs_srv_close(d->ctx);	/* may call link_ev(DISCONNECTED) */
-	while ((s = d->sessions))
-		srv_sess_free(d, s);
+	while ((s = d->sessions)) {
+		s->inflight = 0;	/* loop ended with d->inflight == 0 */
+		srv_sess_kill(d, s, "server shutdown");
+	}
 	io_uring_queue_exit(&d->ring);
 	if (d->o.pidfile)
 		unlink(d->o.pidfile);
