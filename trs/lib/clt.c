@@ -118,10 +118,13 @@ void trs_clt_req_done_ref(struct trs_clt_req *req)
 
 static void trs_clt_fail_pending(struct ibtrs_clt *clt, int err)
 {
+	struct trs_req_list list = TAILQ_HEAD_INITIALIZER(list);
 	struct trs_clt_req *req;
 
-	while ((req = TAILQ_FIRST(&clt->pending))) {
-		TAILQ_REMOVE(&clt->pending, req, link);
+	/* Callbacks may submit again: fail only what is queued now. */
+	TAILQ_CONCAT(&list, &clt->pending, link);
+	while ((req = TAILQ_FIRST(&list))) {
+		TAILQ_REMOVE(&list, req, link);
 		clt->ncompleted++;
 		if (err == -ENOTCONN)
 			clt->failed_no_path++;
@@ -254,6 +257,7 @@ static void trs_clt_free(struct ibtrs_clt *clt)
 {
 	int i;
 
+	clt->closing = true;
 	for (i = 0; i < clt->npaths; i++) {
 		clt->paths[i]->state = IBTRS_PATH_CLOSED;
 		trs_clt_path_teardown(clt->paths[i]);
@@ -261,8 +265,6 @@ static void trs_clt_free(struct ibtrs_clt *clt)
 	}
 	/* IO moved to pending by the teardowns, and never-posted IO */
 	trs_clt_fail_pending(clt, -ECONNABORTED);
-	for (i = 0; i < clt->nregions; i++)
-		;	/* per-path MRs were released by the path teardowns */
 	if (clt->tick_src.fd > 0)
 		close(clt->tick_src.fd);
 	if (clt->cm_ch)
@@ -433,6 +435,8 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 	if (!permit || permit < clt->permits || permit >= clt->permits + clt->qd ||
 	    !permit->held || !conf || (dir != IBTRS_READ && dir != IBTRS_WRITE))
 		return -EINVAL;
+	if (clt->closing)
+		return -ECONNABORTED;
 	req = &clt->reqs[permit->id];
 	if (req->active)
 		return -EBUSY;

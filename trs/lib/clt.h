@@ -127,7 +127,7 @@ struct ibtrs_clt {
 	uint64_t queued_no_path, failed_no_path;
 	uint64_t seq;
 	int ncompleted;			/* callbacks run in this poll */
-	bool in_open;
+	bool closing;
 };
 
 static inline void *trs_clt_bounce(struct ibtrs_clt *clt, uint32_t id)
