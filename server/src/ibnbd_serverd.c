@@ -155,6 +155,7 @@ struct srvd {
 	bool stopping;
 	unsigned int inflight;		/* all sessions */
 	uint64_t parked;		/* requests not answered at shutdown */
+	struct srv_stats total;		/* every session, since start */
 	time_t start;
 };
 
@@ -187,6 +188,8 @@ static void srv_stats_dump(struct srvd *d, FILE *f)
 	fprintf(f, "ibnbd-serverd pid=%d uptime=%lds sessions=%u devices=%u inflight=%u%s\n",
 		(int)getpid(), (long)(time(NULL) - d->start), nsess,
 		d->reg.ndevs, d->inflight, d->stopping ? " stopping" : "");
+	stats_line(line, sizeof(line), &d->total);
+	fprintf(f, "total %s\n", line);
 	for (s = d->sessions; s; s = s->next) {
 		stats_line(line, sizeof(line), &s->st);
 		fprintf(f, "session %s paths=%d ver=%u inflight=%u bad_msgs=%llu %s\n",
@@ -301,34 +304,38 @@ static struct srv_sess_dev *srv_sd_lookup(struct srv_sess *s, uint32_t handle)
 /* ------------------------------------------------------------------ */
 /* IO completion                                                       */
 
-static void srv_io_account(struct srv_sess_dev *sd, struct srv_io *io)
+static void srv_stats_add(struct srv_stats *a, struct srv_io *io)
 {
-	struct srv_stats *a = &sd->st, *b = &sd->sess->st;
-
 	if (io->res) {
 		a->errors++;
-		b->errors++;
 		return;
 	}
 	switch (io->opcode) {
 	case IBNBD_OP_READ:
-		a->reads++, b->reads++;
-		a->read_bytes += io->len, b->read_bytes += io->len;
+		a->reads++;
+		a->read_bytes += io->len;
 		break;
 	case IBNBD_OP_WRITE:
-		a->writes++, b->writes++;
-		a->write_bytes += io->len, b->write_bytes += io->len;
+		a->writes++;
+		a->write_bytes += io->len;
 		break;
 	case IBNBD_OP_FLUSH:
-		a->flushes++, b->flushes++;
+		a->flushes++;
 		break;
 	case IBNBD_OP_DISCARD:
-		a->discards++, b->discards++;
+		a->discards++;
 		break;
 	case IBNBD_OP_WRITE_ZEROES:
-		a->write_zeroes++, b->write_zeroes++;
+		a->write_zeroes++;
 		break;
 	}
+}
+
+static void srv_io_account(struct srv_sess_dev *sd, struct srv_io *io)
+{
+	srv_stats_add(&sd->st, io);
+	srv_stats_add(&sd->sess->st, io);
+	srv_stats_add(&srvd_global->total, io);
 }
 
 static void srv_sess_destroy(struct srvd *d, struct srv_sess *s);
@@ -616,6 +623,7 @@ static int srv_handle_io(struct srvd *d, struct srv_sess *s,
 	if (ret) {
 		sd->st.errors++;
 		s->st.errors++;
+		d->total.errors++;
 		srv_dbg("sess %s: %s on %s refused: %s", s->name,
 			ibnbd_op_name(le32_to_cpu(m->rw)), sd->path,
 			strerror(-ret));
