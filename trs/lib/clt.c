@@ -339,7 +339,7 @@ struct ibtrs_clt *ibtrs_clt_open(const struct ibtrs_clt_opts *opts,
 
 	for (i = 0; i < npaths; i++) {
 		ret = ibtrs_clt_add_path(clt, paths[i]);
-		if (ret)
+		if (ret < 0)
 			goto out_free;
 	}
 	/* Wait until every path is connected or has failed once. */

@@ -10,6 +10,14 @@
 
 #include "clt.h"
 
+/*
+ * Receive completions of a SEND_WITH_INV. Linux rxe (6.1) reports the
+ * kernel's IB_WC_WITH_INVALIDATE bit (1 << 2) to userspace, where that bit
+ * is IBV_WC_IP_CSUM_OK; the checksum flag never applies to an RC receive, so
+ * either bit means "invalidated", and invalidated_rkey is then checked.
+ */
+#define TRS_WC_WITH_INV	(IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK)
+
 static int trs_parse_ip(const char *s, uint16_t port, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
@@ -173,6 +181,9 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 		path->st.failovers++;
 	}
 	path->inflight = 0;
+	/* Memory windows first: a bound type-2 MW holds a reference on its
+	 * QP, and rxe's destroy_qp waits for it (for a long time). */
+	trs_clt_path_mem_free(path);
 	if (path->cons) {
 		for (i = 0; i < path->ncons; i++) {
 			struct trs_clt_con *con = &path->cons[i];
@@ -188,7 +199,6 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 		free(path->cons);
 		path->cons = NULL;
 	}
-	trs_clt_path_mem_free(path);
 	path->dev = NULL;
 	path->fail_pending = false;
 	if (path->state != IBTRS_PATH_CLOSED) {
@@ -510,13 +520,14 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 			trs_clt_path_fail(path, "bad IO_RSP: %s", why);
 			return;
 		}
-		if (!!(wc->wc_flags & IBV_WC_WITH_INV) !=
+		if (!!(wc->wc_flags & TRS_WC_WITH_INV) !=
 		    !!(r.flags & TRS_RSP_F_INVALIDATED)) {
-			trs_clt_path_fail(path, "IO_RSP invalidation flag mismatch");
+			trs_clt_path_fail(path, "IO_RSP invalidation flag mismatch "
+					  "(wc_flags 0x%x)", wc->wc_flags);
 			return;
 		}
 		trs_clt_io_rsp(path, r.chunk_id, r.status,
-			       wc->wc_flags & IBV_WC_WITH_INV, wc->invalidated_rkey);
+			       wc->wc_flags & TRS_WC_WITH_INV, wc->invalidated_rkey);
 		break;
 	}
 	default:

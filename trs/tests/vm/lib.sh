@@ -1,0 +1,45 @@
+# lib.sh - helpers for the trs VM tests (source after guest-lib.sh).
+B=$TB_TOP/trs/build
+SRV_PID=""
+
+# Start trs-test-server on every server address; extra args passed through.
+_start_server() {
+	local args="" a
+	for a in $TB_SRV_ADDRS; do args+=" -a $a"; done
+	# shellcheck disable=SC2086
+	"$B/trs-test-server" $args "$@" >>/tmp/trs-srv.log 2>&1 &
+	SRV_PID=$!
+	for _ in $(seq 100); do
+		grep -q READY /tmp/trs-srv.log 2>/dev/null && return 0
+		kill -0 $SRV_PID 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "server did not start"; cat /tmp/trs-srv.log; return 1
+}
+
+_stop_server() {
+	[ -n "$SRV_PID" ] || return 0
+	kill "$SRV_PID" 2>/dev/null || true
+	wait "$SRV_PID" 2>/dev/null || true
+	SRV_PID=""
+}
+
+# -s arguments for the first N paths (default all): src@dst
+_path_args() {
+	local n=${1:-$TB_PATHS} i out=""
+	for ((i = 1; i <= n; i++)); do
+		out+=" -s $(tb_nth $i "$TB_CLT_ADDRS")@$(tb_nth $i "$TB_SRV_ADDRS")"
+	done
+	echo "$out"
+}
+
+# Value of key=... in the "total" line of a client log.
+_total() { grep '^total ' "$1" | tail -1 | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+# Value of key=... in the "path I" line.
+_pathval() { grep "^path $2 " "$1" | tail -1 | tr ' ' '\n' | sed -n "s/^$3=//p"; }
+
+_save_logs() {
+	[ -n "${TB_OUT:-}" ] && cp /tmp/trs-*.log "$TB_OUT/" 2>/dev/null || true
+}
+trap '_stop_server; _save_logs' EXIT
+rm -f /tmp/trs-*.log
