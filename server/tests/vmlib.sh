@@ -3,6 +3,8 @@
 # run inside the testbed guest (docs/CONVENTIONS.md): TB_TOP, TB_OUT,
 # TB_PATHS, TB_SRV_ADDRS, TB_CLT_ADDRS come from the runner.
 # Exit codes: 0 pass, 77 skip, anything else fail.
+# IBNBD_SRV_EXTRA / IBNBD_FIO_EXTRA: extra daemon / fio arguments for every
+# start_server / run_fio (e.g. "--inval-mode none" / "--inval_mode=none").
 
 set -u
 : "${TB_TOP:?run me through experiments/testbed/run or tests/run-vm}"
@@ -70,7 +72,7 @@ start_server() {
 	local i
 	# shellcheck disable=SC2046
 	"$SRVD" $(srv_addr_args) --port "$SRV_PORT" --stats-file "$STATS" "$@" \
-		>>"$SRV_LOG" 2>&1 &
+		${IBNBD_SRV_EXTRA:-} >>"$SRV_LOG" 2>&1 &
 	SRV_PID=$!
 	for i in $(seq 1 100); do
 		grep -q 'listening on' "$SRV_LOG" 2>/dev/null && return 0
@@ -134,7 +136,7 @@ run_fio() {
 	shift
 	LD_LIBRARY_PATH=$ENGINE_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		timeout "${FIO_TIMEOUT:-240}" fio --name="$name" --ioengine=ibtrs \
-		--port="$SRV_PORT" "$@" >"$LOGDIR/fio-$name.log" 2>&1
+		--port="$SRV_PORT" "$@" ${IBNBD_FIO_EXTRA:-} >"$LOGDIR/fio-$name.log" 2>&1
 }
 
 fio_log() { cat "$LOGDIR/fio-$1.log"; }
