@@ -459,7 +459,12 @@ static int srv_handle_sess_info(struct srv_sess *s, struct ibtrs_srv_op *op,
 	if (dir != IBTRS_READ || datalen < sizeof(*rsp))
 		return -EINVAL;
 	s->ver = ibnbd_negotiate_ver(m->ver);
-	ibnbd_init_sess_info_rsp(rsp, s->ver);
+	{
+		struct ibnbd_msg_sess_info_rsp r;
+
+		ibnbd_init_sess_info_rsp(&r, s->ver);
+		memcpy(rsp, &r, sizeof(r));	/* @data may be unaligned */
+	}
 	srv_info("sess %s: protocol version %u (client offered %u)", s->name,
 		 s->ver, m->ver);
 	return ibtrs_srv_resp(op, 0, sizeof(*rsp)) ? -EIO : 0;
@@ -492,7 +497,7 @@ static int srv_handle_open(struct srvd *d, struct srv_sess *s,
 			   size_t usrlen)
 {
 	const struct ibnbd_msg_open *m = usr;
-	struct ibnbd_msg_open_rsp *rsp = data;
+	struct ibnbd_msg_open_rsp rsp_buf, *rsp = &rsp_buf;
 	struct srv_open_result res;
 	struct srv_sess_dev *sd = NULL;
 	const char *reason = NULL;
@@ -567,6 +572,7 @@ static int srv_handle_open(struct srvd *d, struct srv_sess *s,
 		 sd->buffered ? ", buffered: no O_DIRECT" : "", sd->handle,
 		 (unsigned long long)sd->geom.nsectors, sd->geom.lbs,
 		 sd->geom.flags);
+	memcpy(data, rsp, sizeof(*rsp));
 	return ibtrs_srv_resp(op, 0, sizeof(*rsp)) ? -EIO : 0;
 
 put_dev:
@@ -581,6 +587,7 @@ refuse_nolog:
 	if (!reason || ret == -EINVAL)
 		s->bad_msgs++;
 	ibnbd_init_open_rsp_err(rsp, ret, reason);
+	memcpy(data, rsp, sizeof(*rsp));
 	return ibtrs_srv_resp(op, 0, sizeof(*rsp)) ? -EIO : 0;
 }
 
@@ -734,11 +741,28 @@ static int srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
 {
 	struct srvd *d = srvd_global;
 	struct srv_sess *s = priv;
+	union {
+		struct ibnbd_msg_hdr hdr;
+		struct ibnbd_msg_sess_info si;
+		struct ibnbd_msg_open open;
+		struct ibnbd_msg_close close;
+		struct ibnbd_msg_io io;
+	} msg;
 	int type, ret;
 
 	(void)ts;
 	if (!s || s->dead)
 		return -ENOTCONN;
+	/*
+	 * Work on an aligned copy of the header: the user header's place in
+	 * the chunk is the transport's business. Bytes beyond the largest
+	 * message are never looked at.
+	 */
+	if (usrlen > sizeof(msg))
+		usrlen = sizeof(msg);
+	if (usr && usrlen)
+		memcpy(&msg, usr, usrlen);
+	usr = usr ? (const void *)&msg : NULL;
 	type = ibnbd_msg_type(usr, usrlen);
 	if (d->stopping && type == IBNBD_MSG_IO) {
 		/* Left unanswered: ibtrs_srv_close() drops it, the client's
