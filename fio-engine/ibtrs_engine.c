@@ -537,7 +537,7 @@ static int fio_ibtrs_connect(struct thread_data *td, struct fio_ibtrs_data *ld,
 	if (!ld->clt) {
 		const char *why = ibtrs_clt_last_error(NULL);
 
-		if (!err)
+		if (err >= 0)	/* the library must give -errno; be robust */
 			err = -ENOTCONN;
 		log_err("ibtrs: cannot connect to the server at %s port %u: %s%s%s\n",
 			o->paths, o->port, strerror(-err), why && *why ? ": " : "",
