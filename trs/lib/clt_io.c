@@ -118,8 +118,13 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 		trs_clt_req_unmap(req);
 		return -err;
 	}
-	if (first == &bind_wr)
+	if (first == &bind_wr) {
+		/* The provider sends mw->rkey as the MW's current key with the
+		 * next bind, so the consumer updates it once the bind is posted. */
+		path->mw_rkey[req->id] = req->rkey;
+		path->mw[req->id]->rkey = req->rkey;
 		path->st.reg_wrs++;
+	}
 	req->path = path;
 	req->con = con;
 	req->refs = 2;		/* send completion + server response */

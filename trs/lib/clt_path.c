@@ -183,18 +183,34 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 	path->inflight = 0;
 	/* Memory windows first: a bound type-2 MW holds a reference on its
 	 * QP, and rxe's destroy_qp waits for it (for a long time). */
+	now = trs_now_us();
 	trs_clt_path_mem_free(path);
+	if (trs_now_us() - now > 200000)
+		trs_wrn("%s: slow release of memory of path %s: %llu ms",
+			clt->sessname, path->addr_str,
+			(unsigned long long)(trs_now_us() - now) / 1000);
 	if (path->cons) {
 		for (i = 0; i < path->ncons; i++) {
 			struct trs_clt_con *con = &path->cons[i];
 
 			if (!con->c.cm_id)
 				continue;
+			uint64_t t0 = trs_now_us(), t1, t2;
+
 			if (con->established)
 				rdma_disconnect(con->c.cm_id);
+			t1 = trs_now_us();
 			if (con->c.qp || con->c.cq)
 				trs_con_destroy(&con->c);
+			t2 = trs_now_us();
 			rdma_destroy_id(con->c.cm_id);
+			if (trs_now_us() - t0 > 200000)
+				trs_wrn("%s: slow teardown of path %s: disconnect %llu ms, "
+					"destroy qp/cq %llu ms, destroy id %llu ms",
+					clt->sessname, path->addr_str,
+					(unsigned long long)(t1 - t0) / 1000,
+					(unsigned long long)(t2 - t1) / 1000,
+					(unsigned long long)(trs_now_us() - t2) / 1000);
 		}
 		free(path->cons);
 		path->cons = NULL;

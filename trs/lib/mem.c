@@ -168,10 +168,6 @@ int trs_clt_req_map_read(struct trs_clt_path *path, struct trs_clt_req *req,
 		bind_wr->bind_mw.bind_info.addr = (uintptr_t)buf;
 		bind_wr->bind_mw.bind_info.length = req->len;
 		bind_wr->bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
-		path->mw_rkey[req->id] = rkey;
-		/* The provider passes mw->rkey as the MW's current key on the
-		 * next bind: the consumer keeps it up to date. */
-		mw->rkey = rkey;
 		req->rkey = rkey;
 		req->need_inv = true;
 		return 0;

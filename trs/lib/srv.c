@@ -100,11 +100,16 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 
 		if (!con->c.cm_id)
 			continue;
+		uint64_t t0 = trs_now_us();
+
 		if (con->established)
 			rdma_disconnect(con->c.cm_id);
 		if (con->created)
 			trs_con_destroy(&con->c);
 		rdma_destroy_id(con->c.cm_id);
+		if (trs_now_us() - t0 > 200000)
+			trs_wrn("slow teardown of a connection from %s: %llu ms",
+				path->addr, (unsigned long long)(trs_now_us() - t0) / 1000);
 	}
 	if (path->pool_mr)
 		ibv_dereg_mr(path->pool_mr);

@@ -14,7 +14,8 @@ log=/tmp/trs-clt-cut.log
 "$B/trs-test-client" $(_path_args) -T 16 -q 16 -P round-robin \
 	--wait-paths "$TB_PATHS" >"$log" 2>&1 &
 cpid=$!
-sleep 4
+_wait_connected "$log"
+sleep 3
 tb_log "cutting path 1"
 tb_path_cut 1
 sleep 5

@@ -43,3 +43,12 @@ _save_logs() {
 }
 trap '_stop_server; _save_logs' EXIT
 rm -f /tmp/trs-*.log
+
+# Wait until a client log shows the session is open.
+_wait_connected() {
+	for _ in $(seq 300); do
+		grep -q '^connected:' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "client did not connect"; cat "$1"; return 1
+}
