@@ -562,9 +562,17 @@ void trs_clt_path_tick(struct trs_clt_path *path, uint64_t now)
 		return;
 	switch (path->state) {
 	case IBTRS_PATH_CONNECTING:
-		if (now > path->deadline_us)
-			trs_clt_path_fail(path, "connect timeout (%u ms)",
-					  clt->opts.connect_timeout_ms);
+		if (now > path->deadline_us) {
+			unsigned int i, qps = 0;
+
+			for (i = 0; i < path->ncons; i++)
+				qps += path->cons[i].c.qp != NULL;
+			trs_clt_path_fail(path, "connect timeout (%u ms): %u/%u "
+					  "addresses resolved, %u established, INFO %s",
+					  clt->opts.connect_timeout_ms, qps, path->ncons,
+					  path->nestablished,
+					  path->info_sent ? "sent" : "not sent");
+		}
 		break;
 	case IBTRS_PATH_CONNECTED:
 		if (now - path->last_rx_us > hb_tmo) {

@@ -222,8 +222,11 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 	};
 	uint8_t tmo = TRS_ACK_TIMEOUT;
 	const char *why = "";
+	char why_buf[64];
 	int rej, err;
 
+	trs_srv_addr_str(id, why_buf, sizeof(why_buf));
+	trs_info("connect request from %s", why_buf);
 	rej = trs_conn_req_decode(pdata, plen, &in, &why);
 	if (rej) {
 		trs_srv_reject(id, rej, why);

@@ -225,6 +225,7 @@ static void usage(const char *p)
 		"  --expect-msgs-per-io X   fail unless (msgs_sent+msgs_recv) == X*ios\n"
 		"  --wait-paths N   at the end wait up to 20 s for N connected paths\n"
 		"  --switch-policy  rotate the policy every second\n"
+		"  --connect-timeout MS  one connection attempt\n"
 		"  -v               more logging\n", p);
 }
 
@@ -239,6 +240,7 @@ int main(int argc, char **argv)
 		{ "expect-msgs-per-io", required_argument, NULL, 6 },
 		{ "wait-paths", required_argument, NULL, 7 },
 		{ "switch-policy", no_argument, NULL, 8 },
+		{ "connect-timeout", required_argument, NULL, 9 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ibtrs_clt_opts opts = { .sessname = "trs-test" };
@@ -290,6 +292,7 @@ int main(int argc, char **argv)
 		case 6: expect_mpi = atof(optarg); break;
 		case 7: wait_paths = atoi(optarg); break;
 		case 8: switch_policy = 1; break;
+		case 9: opts.connect_timeout_ms = (unsigned int)atoi(optarg); break;
 		default:
 			usage(argv[0]);
 			return 2;

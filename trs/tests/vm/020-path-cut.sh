@@ -3,16 +3,19 @@
 # other paths, and the cut path rejoins after it is restored (stats:
 # failovers and reconnects of path 1, final connected path count).
 # TIMEOUT=240
+# The RDMA CM may lose the first connect REQ after a link comes back and
+# retries it only after ~4 s (cma response timeout), so the reconnect uses
+# a 10 s connect timeout here.
 set -euo pipefail
 . "$TB_TOP/experiments/testbed/guest-lib.sh"
 . "$TB_TOP/trs/tests/vm/lib.sh"
 [ "$TB_PATHS" -ge 2 ] || { echo "SKIP: needs 2 paths"; exit 77; }
 
-_start_server
+_start_server -v
 log=/tmp/trs-clt-cut.log
 # shellcheck disable=SC2046
-"$B/trs-test-client" $(_path_args) -T 16 -q 16 -P round-robin \
-	--wait-paths "$TB_PATHS" >"$log" 2>&1 &
+"$B/trs-test-client" $(_path_args) -T 25 -q 16 -P round-robin \
+	--wait-paths "$TB_PATHS" --connect-timeout 10000 -v >"$log" 2>&1 &
 cpid=$!
 _wait_connected "$log"
 sleep 3
