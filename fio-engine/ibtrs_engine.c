@@ -232,6 +232,7 @@ struct fio_ibtrs_dev {
 	uint64_t size;			/* bytes */
 	uint32_t lbs;
 	uint32_t max_io;		/* bytes */
+	uint32_t max_discard;		/* bytes, 0 = no discard */
 	uint32_t flags;
 	uint8_t ver;
 	enum ibnbd_access_mode mode;
@@ -497,6 +498,9 @@ static int fio_ibtrs_dev_open(struct thread_data *td, struct fio_ibtrs_data *ld,
 	ld->dev.lbs = le16_to_cpu(orsp->logical_block_size);
 	ld->dev.max_io = le32_to_cpu(orsp->max_hw_sectors) << IBNBD_SECTOR_SHIFT;
 	ld->dev.flags = le32_to_cpu(orsp->dev_flags);
+	ld->dev.max_discard = le32_to_cpu(orsp->max_discard_sectors) >= (1U << 23) ?
+			      0xfffffe00U :
+			      le32_to_cpu(orsp->max_discard_sectors) << IBNBD_SECTOR_SHIFT;
 	ld->dev.mode = orsp->access_mode;
 	r = 0;
 out:
@@ -696,13 +700,20 @@ static int fio_ibtrs_init(struct thread_data *td)
 		ld->qd = o->queue_depth;
 	if (ld->dev.max_io > ibtrs_clt_max_io_size(ld->clt))
 		ld->dev.max_io = ibtrs_clt_max_io_size(ld->clt);
-	if (td->o.max_bs[DDIR_READ] > ld->dev.max_io ||
-	    td->o.max_bs[DDIR_WRITE] > ld->dev.max_io) {
+	if ((td_read(td) && td->o.max_bs[DDIR_READ] > ld->dev.max_io) ||
+	    (td_write(td) && td->o.max_bs[DDIR_WRITE] > ld->dev.max_io)) {
 		log_err("ibtrs: block size %llu exceeds the server's max IO size %u\n",
-			td->o.max_bs[DDIR_READ] > td->o.max_bs[DDIR_WRITE] ?
+			td_read(td) && td->o.max_bs[DDIR_READ] > ld->dev.max_io ?
 			td->o.max_bs[DDIR_READ] : td->o.max_bs[DDIR_WRITE],
 			ld->dev.max_io);
 		td_vmsg(td, EINVAL, "bs larger than the server's max IO size", "ibtrs");
+		return 1;
+	}
+	if (td_trim(td) && ld->dev.max_discard &&
+	    td->o.max_bs[DDIR_TRIM] > (unsigned long long)ld->dev.max_discard) {
+		log_err("ibtrs: trim block size %llu exceeds the server's max discard %u\n",
+			td->o.max_bs[DDIR_TRIM], ld->dev.max_discard);
+		td_vmsg(td, EINVAL, "trim bs larger than the server's max discard", "ibtrs");
 		return 1;
 	}
 	if (td->o.size && td->o.size + td->o.start_offset > ld->dev.size) {
