@@ -1,0 +1,47 @@
+# IBTRS/IBNBD - top-level build.
+#   make              build everything that exists (library, daemon, fio engine)
+#   make deps         install the Debian packages (idempotent; root)
+#   make check        deps + build + host unit tests + VM integration tests
+#   make check-host   host unit tests only (no RDMA, no VM)
+#   make check-vm     VM integration tests only (VM_TESTS='glob ...' to pick)
+#   make experiments  deps + build + the benchmark suite in the testbed
+#   make plots        regenerate plots/ from results/summary.csv
+#   make install      install the fio engine and the daemon
+SHELL := /bin/bash
+COMPONENTS := $(foreach d,trs server fio-engine,$(if $(wildcard $(d)/Makefile),$(d)))
+
+.PHONY: all deps build check check-host check-vm experiments plots install clean $(COMPONENTS)
+
+all: build
+
+build: $(COMPONENTS)
+
+trs:
+	$(MAKE) -C trs
+server fio-engine: trs
+	$(MAKE) -C $@
+
+deps:
+	@experiments/testbed/deps.sh
+
+check: deps
+	@tests/check
+
+check-host: build
+	@tests/run-host
+
+check-vm: build
+	@tests/run-vm $(VM_TESTS)
+
+experiments: deps build
+	@experiments/run-all
+
+plots:
+	@$(MAKE) -C plots
+
+install: build
+	@for d in $(COMPONENTS); do $(MAKE) -C $$d install || exit 1; done
+
+clean:
+	@for d in $(COMPONENTS); do $(MAKE) -C $$d clean; done
+	rm -rf build

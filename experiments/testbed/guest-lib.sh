@@ -1,0 +1,50 @@
+# guest-lib.sh - helpers for scripts run by the testbed (source it).
+#
+# In the QEMU testbed everything runs in one guest; in real-hardware mode
+# (run --hosts FILE) scripts run on the client host and tb_srv runs a
+# command on the server host over ssh (TB_SRV_SSH set by the runner).
+
+tb_log() { echo "[$(date +%T.%3N)] $*"; }
+
+# Run a command on the server side (locally in the VM).
+tb_srv() {
+	if [ -n "${TB_SRV_SSH:-}" ]; then
+		# shellcheck disable=SC2029
+		ssh $TB_SRV_SSH "cd '$TB_TOP' && $*"
+	else
+		bash -c "$*"
+	fi
+}
+
+# Cut/restore path I. In the VM: netdev down (or "rxe": delete the rxe
+# device); on real hosts: the client netdev of path I goes down/up.
+tb_path_cut() {
+	if [ "${TB_MODE:-}" = real ]; then
+		ip link set "$(tb_nth "$1" "$TB_NETDEVS")" down
+	else
+		"$TB_TOP/experiments/testbed/paths.sh" cut "$@"
+	fi
+}
+tb_path_restore() {
+	if [ "${TB_MODE:-}" = real ]; then
+		ip link set "$(tb_nth "$1" "$TB_NETDEVS")" up
+	else
+		"$TB_TOP/experiments/testbed/paths.sh" restore "$@"
+	fi
+}
+
+tb_wait_port_active() {
+	local dev t
+	dev=$(echo "$TB_RXE_DEVS" | cut -d' ' -f"$1")
+	for ((t = 0; t < 100; t++)); do
+		grep -qs ACTIVE "/sys/class/infiniband/$dev/ports/1/state" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Nth word of a list: tb_nth 2 "$TB_SRV_ADDRS"
+tb_nth() { echo "$2" | cut -d' ' -f"$1"; }
+
+# Skip (exit 77) with a reason unless a command exists.
+tb_require_cmd() { command -v "$1" >/dev/null || { echo "SKIP: needs $1"; exit 77; }; }

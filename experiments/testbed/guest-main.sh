@@ -1,0 +1,54 @@
+#!/bin/bash
+# guest-main.sh - PID 1 of the testbed guest after switch_root.
+#
+# Mounts the pseudo filesystems, brings up Soft-RoCE paths (paths.sh), runs
+# the command stored by the host in /tb-out/cmd with a guest-side timeout,
+# writes its exit status to /tb-out/rc and powers the guest off. Never exits
+# (PID 1 must not): every path ends in the sysrq power-off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+_poweroff() {
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 60
+}
+trap _poweroff EXIT
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mount -t tmpfs -o size=1g tmpfs /tmp
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+hostname tb-guest
+echo 1 >/proc/sys/kernel/sysrq
+ulimit -l unlimited
+ulimit -n 65536
+
+. /tb-out/env		# TB_* variables written by the host runner
+export TB_OUT=/tb-out
+cd "$TB_TOP" || _poweroff
+
+{
+	echo "tb: guest $(uname -r), $(nproc) vCPU, mode $TB_MODE, $TB_PATHS path(s)"
+	if ! "$TB_TOP/experiments/testbed/paths.sh" up "$TB_PATHS"; then
+		echo "tb: path setup failed"
+		echo 125 >/tb-out/rc
+		exit
+	fi
+} 2>&1 | tee -a /tb-out/output.log
+[ -f /tb-out/rc ] && exit
+. /run/tb-paths.env
+export TB_PATHS TB_SRV_ADDRS TB_CLT_ADDRS TB_RXE_DEVS TB_NETDEVS
+
+set +e
+timeout -k 5 "$TB_TIMEOUT" bash -c '. /tb-out/cmd' 2>&1 | tee -a /tb-out/output.log
+rc=${PIPESTATUS[0]}
+[ "$rc" = 124 ] && echo "tb: guest command timed out after $TB_TIMEOUT s" | tee -a /tb-out/output.log
+dmesg >/tb-out/dmesg.log 2>/dev/null
+echo "$rc" >/tb-out/rc
+exit
