@@ -12,7 +12,9 @@ struct trs_clt_con {
 	struct trs_con c;
 	struct trs_clt_path *path;
 	bool established;
+	uint8_t stage;		/* last RDMA CM step done: TRS_STAGE_* */
 };
+enum { TRS_STAGE_ID, TRS_STAGE_ADDR, TRS_STAGE_ROUTE, TRS_STAGE_EST };
 
 /**
  * struct trs_clt_req - one IO; exactly one per permit (chunk id).

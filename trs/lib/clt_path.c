@@ -368,9 +368,11 @@ void trs_clt_cm_event(struct trs_evsrc *src)
 			con->c.cid, rdma_event_str(type));
 		switch (type) {
 		case RDMA_CM_EVENT_ADDR_RESOLVED:
+			con->stage = TRS_STAGE_ADDR;
 			trs_clt_con_addr_resolved(con);
 			break;
 		case RDMA_CM_EVENT_ROUTE_RESOLVED:
+			con->stage = TRS_STAGE_ROUTE;
 			trs_clt_con_route_resolved(con);
 			break;
 		case RDMA_CM_EVENT_ESTABLISHED:
@@ -563,14 +565,17 @@ void trs_clt_path_tick(struct trs_clt_path *path, uint64_t now)
 	switch (path->state) {
 	case IBTRS_PATH_CONNECTING:
 		if (now > path->deadline_us) {
-			unsigned int i, qps = 0;
+			unsigned int i, qps = 0, routes = 0;
 
-			for (i = 0; i < path->ncons; i++)
-				qps += path->cons[i].c.qp != NULL;
-			trs_clt_path_fail(path, "connect timeout (%u ms): %u/%u "
-					  "addresses resolved, %u established, INFO %s",
-					  clt->opts.connect_timeout_ms, qps, path->ncons,
-					  path->nestablished,
+			for (i = 0; i < path->ncons; i++) {
+				qps += path->cons[i].stage >= TRS_STAGE_ADDR;
+				routes += path->cons[i].stage >= TRS_STAGE_ROUTE;
+			}
+			trs_clt_path_fail(path, "connect timeout (%u ms): of %u "
+					  "connections %u addr resolved, %u route "
+					  "resolved, %u established, INFO %s",
+					  clt->opts.connect_timeout_ms, path->ncons, qps,
+					  routes, path->nestablished,
 					  path->info_sent ? "sent" : "not sent");
 		}
 		break;

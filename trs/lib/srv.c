@@ -318,6 +318,30 @@ out_fail:
 			  strerror(-err));
 }
 
+static int trs_srv_listen(struct ibtrs_srv_ctx *ctx, int idx);
+
+/*
+ * A listener bound to an address loses it when the netdev goes away or
+ * changes; it is re-created from the tick until that works again.
+ */
+static void trs_srv_listener_event(struct ibtrs_srv_ctx *ctx,
+				   struct rdma_cm_id *id,
+				   enum rdma_cm_event_type type)
+{
+	int i;
+
+	for (i = 0; i < ctx->nlisteners; i++) {
+		if (ctx->listeners[i] != id)
+			continue;
+		trs_wrn("listener on %s: %s; listening again", ctx->opts.addrs[i],
+			rdma_event_str(type));
+		rdma_destroy_id(id);
+		ctx->listeners[i] = NULL;
+		return;
+	}
+	trs_dbg("event %s on an unknown id", rdma_event_str(type));
+}
+
 static void trs_srv_cm_event(struct trs_evsrc *src)
 {
 	struct ibtrs_srv_ctx *ctx = trs_container_of(src, struct ibtrs_srv_ctx, cm_src);
@@ -344,7 +368,7 @@ static void trs_srv_cm_event(struct trs_evsrc *src)
 			continue;
 		}
 		if (!con) {
-			trs_dbg("listener event %s", rdma_event_str(type));
+			trs_srv_listener_event(ctx, id, type);
 			continue;
 		}
 		if (con->c.dead || con->path->fail_pending)
@@ -369,14 +393,20 @@ static void trs_srv_tick(struct trs_evsrc *src)
 	struct trs_srv_path *path;
 	uint64_t now = trs_now_us();
 
+	int i;
+
 	trs_fd_drain(src->fd);
+	for (i = 0; i < ctx->nlisteners; i++)
+		if (!ctx->listeners[i] && !trs_srv_listen(ctx, i))
+			trs_wrn("listening on %s again", ctx->opts.addrs[i]);
 	TAILQ_FOREACH(sess, &ctx->sessions, link)
 		TAILQ_FOREACH(path, &sess->paths, link)
 			trs_srv_path_tick(path, now);
 }
 
-static int trs_srv_listen(struct ibtrs_srv_ctx *ctx, const char *addr)
+static int trs_srv_listen(struct ibtrs_srv_ctx *ctx, int idx)
 {
+	const char *addr = ctx->opts.addrs[idx];
 	struct sockaddr_storage ss;
 	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
@@ -398,12 +428,13 @@ static int trs_srv_listen(struct ibtrs_srv_ctx *ctx, const char *addr)
 	if (rdma_bind_addr(id, (struct sockaddr *)&ss) || rdma_listen(id, 64)) {
 		int err = -errno;
 
-		trs_set_error("listening on %s:%u: %s", addr, ctx->opts.port,
-			      strerror(errno));
+		if (idx >= ctx->nlisteners)	/* only report at open time */
+			trs_set_error("listening on %s:%u: %s", addr,
+				      ctx->opts.port, strerror(errno));
 		rdma_destroy_id(id);
 		return err;
 	}
-	ctx->listeners[ctx->nlisteners++] = id;
+	ctx->listeners[idx] = id;
 	return 0;
 }
 
@@ -416,7 +447,8 @@ void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx)
 	if (!ctx)
 		return;
 	for (i = 0; i < ctx->nlisteners; i++)
-		rdma_destroy_id(ctx->listeners[i]);
+		if (ctx->listeners[i])
+			rdma_destroy_id(ctx->listeners[i]);
 	TAILQ_FOREACH(sess, &ctx->sessions, link)
 		TAILQ_FOREACH(path, &sess->paths, link)
 			trs_srv_path_fail(path, "server closing");
@@ -505,9 +537,10 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 	if (ret)
 		goto out_close;
 	for (i = 0; i < opts->naddrs; i++) {
-		ret = trs_srv_listen(ctx, opts->addrs[i]);
+		ret = trs_srv_listen(ctx, i);
 		if (ret)
 			goto out_close;
+		ctx->nlisteners++;
 	}
 	return ctx;
 
