@@ -432,7 +432,7 @@ static int fio_ibtrs_ctrl(struct fio_ibtrs_data *ld, enum ibtrs_dir dir,
 
 /* SESS_INFO + OPEN; fills ld->dev. Returns 0 or -errno (message logged). */
 static int fio_ibtrs_dev_open(struct thread_data *td, struct fio_ibtrs_data *ld,
-			      enum ibnbd_access_mode mode)
+			      enum ibnbd_access_mode mode, bool quiet_busy)
 {
 	struct ibnbd_msg_sess_info si;
 	struct ibnbd_msg_sess_info_rsp si_rsp;
@@ -484,6 +484,10 @@ static int fio_ibtrs_dev_open(struct thread_data *td, struct fio_ibtrs_data *ld,
 	if (le32_to_cpu(orsp->error)) {
 		int e = le32_to_cpu(orsp->error);
 
+		if (quiet_busy && e == EBUSY) {
+			r = -e;
+			goto out;
+		}
 		log_err("ibtrs: server refused to open '%s' (%s): %s (%s)\n",
 			ld->devpath, ibnbd_access_mode_name(mode),
 			orsp->reason[0] ? orsp->reason : "no reason given",
@@ -620,7 +624,7 @@ static int fio_ibtrs_query_size(struct thread_data *td, uint64_t *size)
 		strncat(sessname, "-q", sizeof(sessname) - strlen(sessname) - 1);
 		r = fio_ibtrs_connect(td, ld, sessname);
 		if (!r)
-			r = fio_ibtrs_dev_open(td, ld, IBNBD_ACCESS_RO);
+			r = fio_ibtrs_dev_open(td, ld, IBNBD_ACCESS_RO, false);
 		if (!r && write(p[1], &ld->dev.size, sizeof(ld->dev.size)) !=
 		    sizeof(ld->dev.size))
 			r = -EIO;
@@ -692,7 +696,7 @@ static int fio_ibtrs_init(struct thread_data *td)
 	fio_ibtrs_make_sessname(td, sessname, sizeof(sessname));
 	if (fio_ibtrs_connect(td, ld, sessname))
 		return 1;
-	if (fio_ibtrs_dev_open(td, ld, mode))
+	if (fio_ibtrs_dev_open(td, ld, mode, false))
 		return 1;
 
 	ld->qd = ibtrs_clt_queue_depth(ld->clt);
@@ -935,11 +939,33 @@ static void fio_ibtrs_handle_retries(struct thread_data *td,
 		ibtrs_clt_put_permit(ld->clt, ios[i]->permit);
 		ios[i]->permit = NULL;
 	}
-	ld->reopening = true;
-	log_info("ibtrs: %s: server lost device handle %#x (restarted?), re-opening %s\n",
-		 ld->sessname, ld->dev.handle, ld->devpath);
-	r = fio_ibtrs_dev_open(td, ld, ld->dev.mode);
-	ld->reopening = false;
+	/*
+	 * Re-open only if an IO failed with the handle we hold now; IOs sent
+	 * with an older handle (in flight during an earlier re-open) are just
+	 * resubmitted with the current one. Opening again in this session
+	 * would be refused: the device is already ours.
+	 */
+	r = 0;
+	for (i = 0; i < n; i++)
+		if (le32_to_cpu(ios[i]->msg.device_id) == ld->dev.handle)
+			break;
+	if (i < n) {
+		ld->reopening = true;
+		log_info("ibtrs: %s: server lost device handle %#x (restarted?), re-opening %s\n",
+			 ld->sessname, ld->dev.handle, ld->devpath);
+		/*
+		 * After a reconnect the server may not have noticed yet that
+		 * our previous session is gone, and it still holds our rw
+		 * claim: retry EBUSY for a while (10 s) before giving up.
+		 */
+		for (i = 0; i < 20; i++) {
+			r = fio_ibtrs_dev_open(td, ld, ld->dev.mode, i < 19);
+			if (r != -EBUSY)
+				break;
+			fio_ibtrs_poll(ld, 500);
+		}
+		ld->reopening = false;
+	}
 	for (i = 0; i < n; i++) {
 		struct fio_ibtrs_io *io = ios[i];
 		int e = r;
