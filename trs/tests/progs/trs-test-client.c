@@ -218,6 +218,7 @@ static void usage(const char *p)
 		"  -w PCT           percentage of writes (50)\n"
 		"  -D MIB           disk size used (64)\n"
 		"  -C CONS          connections per path\n"
+		"  -p PORT          server port\n"
 		"  -b               bounce mode: no registered buffers, 2 iovecs\n"
 		"  -k               sectors never written may hold anything\n"
 		"  --mr MODE        mw|global;  --inval MODE remote|local|none\n"
@@ -255,7 +256,7 @@ int main(int argc, char **argv)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	srandom((unsigned int)t0.tv_nsec);
-	while ((c = getopt_long(argc, argv, "s:n:T:q:P:m:M:w:D:C:bkv", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:T:q:P:m:M:w:D:C:p:bkv", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (npaths < IBTRS_MAX_PATHS)
@@ -276,6 +277,7 @@ int main(int argc, char **argv)
 		case 'D': disk_size = strtoull(optarg, NULL, 0) << 20; break;
 		case 'C': opts.cons_per_path = (unsigned int)atoi(optarg); break;
 		case 'b': bounce = 1; break;
+		case 'p': opts.port = (uint16_t)atoi(optarg); break;
 		case 'k': keep_unknown = 1; break;
 		case 'v': verbose++; break;
 		case 1:
