@@ -24,8 +24,11 @@ run_fio mix --paths="$(fio_paths 2)" --devpath="$ROOT/disk.img" --rw=randrw \
 # trim: map to DISCARD; the punched range must read back as zeroes.
 run_fio trim --paths="$(fio_paths 2)" --devpath=disk.img --rw=trim --bs=1m \
 	--size=8m --iodepth=4 || die "trim job failed"
-dd if="$ROOT/disk.img" bs=1M count=8 2>/dev/null | cmp -s - <(head -c 8M /dev/zero) ||
-	die "trimmed range does not read back as zeroes"
+# (no process substitution: the guest may lack /dev/fd)
+nz=$(dd if="$ROOT/disk.img" bs=1M count=8 2>/dev/null | tr -d '\0' | wc -c)
+[ "$nz" -eq 0 ] || die "trimmed range has $nz non-zero bytes"
+nz=$(dd if="$ROOT/disk.img" bs=1M skip=8 count=8 2>/dev/null | tr -d '\0' | wc -c)
+[ "$nz" -gt 0 ] || die "data after the trimmed range is gone too"
 
 stats_dump
 cat "$STATS"
