@@ -262,7 +262,8 @@ static int run_case(const char *name)
 			return 1;
 		}
 		trs_io_req_encode((void *)h.buf, &io);
-		err = hc_bad_io(&h, 1, h.info.chunk_size, sizeof(struct trs_msg_io_req));
+		err = hc_bad_io(&h, 1, (uint64_t)slot + h.info.chunk_size,
+				sizeof(struct trs_msg_io_req));
 	}
 	hc_close(&h);
 	if (err) {
