@@ -22,7 +22,7 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
 mount -t tmpfs -o size=1g tmpfs /tmp
-mount -t configfs configfs /sys/kernel/config 2>/dev/null
+modprobe configfs 2>/dev/null; mount -t configfs configfs /sys/kernel/config 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hostname tb-guest
 echo 1 >/proc/sys/kernel/sysrq

@@ -49,10 +49,12 @@ EOT
 	echo "tb: paths up: ${srv% } (rxe: ${devs% }, mtu ${TB_MTU:-1500})"
 }
 
-_wait_active() {
-	local i=$1 t
+_wait_active() {	# port ACTIVE and the server address in its GID table
+	local i=$1 t gid
+	gid=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 10 99 "$i" 1)
 	for ((t = 0; t < 100; t++)); do
-		grep -qs ACTIVE "/sys/class/infiniband/rxe$i/ports/1/state" && return 0
+		grep -qs ACTIVE "/sys/class/infiniband/rxe$i/ports/1/state" &&
+			grep -qs "$gid" /sys/class/infiniband/rxe$i/ports/1/gids/* && return 0
 		sleep 0.1
 	done
 	echo "paths: rxe$i port not ACTIVE" >&2

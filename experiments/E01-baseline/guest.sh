@@ -1,0 +1,86 @@
+#!/bin/bash
+# guest.sh - E01 inside the testbed guest.
+# Usage (from run.sh): guest.sh icount|mttcg RAWDIR
+# Sets up every system once, then runs runs x workloads x systems cells,
+# interleaved (the system order reverses every run), then an unmeasured pass
+# that counts work requests per IO with kprobes. The mttcg phase also runs
+# perftest per message size.
+set -euo pipefail
+phase=$1
+EX_RAW=$2
+mkdir -p "$EX_RAW"
+here=$TB_TOP/experiments
+. "$here/testbed/guest-lib.sh"
+. "$here/lib/systems.sh"
+. "$here/lib/measure.sh"
+. "$TB_OUT/params.env"	# effective parameters written by run.sh
+EX_RNBD_DIR=$(cat "$TB_OUT/rnbd-dir")
+
+if [ "$phase" = icount ]; then
+	workloads=$E01_WORKLOADS ramp=$E01_ICOUNT_RAMP_MS win=$E01_ICOUNT_WINDOW_MS
+else
+	workloads=$E01_MTTCG_WORKLOADS ramp=$E01_MTTCG_RAMP_MS win=$E01_MTTCG_WINDOW_MS
+fi
+
+for s in $E01_SYSTEMS; do
+	tb_log "setting up $s"
+	"sys_${s}_up"
+done
+{
+	echo "nvme_dev ${EX_NVME_DEV:-}"
+	echo "rnbd1_dev ${EX_RNBD1_DEV:-} rnbd2_dev ${EX_RNBD2_DEV:-}"
+	echo "cpus $(nproc)"
+	grep -m1 'model name' /proc/cpuinfo
+	grep -A1 -m1 'crc32c\?$' /proc/crypto | head -4 || true
+	for d in $TB_RXE_DEVS; do echo "$d mtu $(cat /sys/class/infiniband/$d/ports/1/active_mtu)"; done
+} >"$EX_RAW/guest-info.txt" 2>&1
+
+if [ "$phase" = mttcg ]; then
+	# Raw verbs limits per message size (busy-polling perftest over path 1).
+	# perftest 4.5 has no RDMA WRITE WITH IMM test; SEND is the closest
+	# (it also consumes a receive at the responder).
+	srv=$(tb_nth 1 "$TB_SRV_ADDRS")
+	port=18600
+	for size in $E01_PERFTEST_SIZES; do
+		for t in ib_write_bw ib_send_bw ib_write_lat ib_send_lat; do
+			port=$((port + 1))
+			tb_log "perftest $t -s $size"
+			timeout 60 $t -R -d rxe1 -p $port -s "$size" -D "$E01_PERFTEST_SECONDS" >/dev/null 2>&1 &
+			sleep 1
+			timeout 60 $t -R -d rxe1 -p $port -s "$size" -D "$E01_PERFTEST_SECONDS" "$srv" \
+				>"$EX_RAW/perftest_${t}_s${size}.txt" 2>&1 ||
+				echo "perftest $t -s $size failed" >&2
+			wait || true
+		done
+	done
+fi
+
+set -- $E01_SYSTEMS
+nsys=$#
+ncells=$(( $(echo $workloads | wc -w) * nsys * E01_RUNS ))
+k=0
+for ((run = 1; run <= E01_RUNS; run++)); do
+	order=$E01_SYSTEMS
+	[ $((run % 2)) = 0 ] && order=$(echo $E01_SYSTEMS | tr ' ' '\n' | tac | tr '\n' ' ')
+	for w in $workloads; do
+		IFS=: read -r wname rw bs qd <<<"$w"
+		for s in $order; do
+			k=$((k + 1))
+			tb_log "[$phase $k/$ncells] run $run $s $wname bs=$bs qd=$qd"
+			ex_cell "${s}__${wname}__${bs}__${qd}__r${run}" "$s" "$rw" "$bs" "$qd" "$ramp" "$win"
+		done
+	done
+done
+
+if [ "$phase" = icount ] && ex_wr_count_on; then
+	for w in $workloads; do
+		IFS=: read -r wname rw bs qd <<<"$w"
+		for s in $E01_SYSTEMS; do
+			[ "$s" = nullblk ] && continue
+			tb_log "[wr count] $s $wname"
+			ex_cell "${s}__${wname}__${bs}__${qd}__wr" "$s" "$rw" "$bs" "$qd" 100 300
+		done
+	done
+	ex_wr_count_off
+fi
+tb_log "E01 $phase done"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# run.sh - E01-baseline: raw verbs limits (perftest), nvme-rdma, upstream
+# RNBD (1 and 2 paths) and local null_blk, same null_blk device, fio 4k
+# randread/randwrite QD1/QD32 and 128k sequential read/write, >= 3 runs,
+# interleaved. Two boots: icount (the primary, deterministic measure:
+# instructions per IO) and multi-threaded TCG (near real time; perftest and
+# the noise comparison).
+#
+# Usage: experiments/E01-baseline/run.sh [icount] [mttcg]   (default: both)
+# Writes results/E01-baseline/<stamp>-<git>/ and appends results/summary.csv.
+set -euo pipefail
+EX_TOP=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$EX_TOP"
+. experiments/lib/meta.sh
+. experiments/E01-baseline/params.env
+phases=${*:-icount mttcg}
+
+rnbd_dir=$(experiments/baselines/rnbd-build.sh)
+stamp=$(date +%Y%m%d-%H%M%S)-$(ex_git)
+dir=results/E01-baseline/$stamp
+mkdir -p "$dir"
+params=()
+for v in $(grep -oE '^E01_[A-Z_]+' experiments/E01-baseline/params.env); do
+	params+=("$v=${!v}")
+done
+ex_meta_json "$dir/meta.json" E01-baseline "${params[@]}" "phases=$phases"
+fast=()
+[ "$E01_FAST_RXE" = 1 ] && fast=(--fast-rxe)
+for phase in $phases; do
+	echo "== E01-baseline: $phase boot ($(date +%T))"
+	mkdir -p "$dir/$phase"
+	echo "$rnbd_dir" >"$dir/$phase/rnbd-dir"
+	printf '%q\n' "${params[@]}" >"$dir/$phase/params.env"	# effective values, for the guest
+	experiments/testbed/run --mode "$phase" --paths "$E01_PATHS" "${fast[@]}" \
+		--timeout 1500 --out "$dir/$phase" -- \
+		bash experiments/E01-baseline/guest.sh "$phase" /tb-out/raw |
+		grep --line-buffered -E '^\[|^tb:|experiment:|fail' || true
+	rm -f "$dir/$phase/rnbd-dir" "$dir/$phase/cmd" "$dir/$phase/env" "$dir/$phase/params.env"
+	[ "$(cat "$dir/$phase/rc" 2>/dev/null)" = 0 ] ||
+		{ echo "E01: $phase boot failed; see $dir/$phase/output.log" >&2; exit 1; }
+	/usr/bin/python3 experiments/lib/summarize.py "$dir" E01-baseline "$phase" --append results/summary.csv
+done
+echo "E01-baseline: results in $dir"

@@ -1,0 +1,109 @@
+# systems.sh - set up the storage systems under test inside the testbed guest
+# (source it). Every system serves the same null_blk device, /dev/nullb0, so
+# they differ only in the path from fio to it. A system is a name plus:
+#   sys_<name>_up     set it up (once per boot); prints nothing on success
+#   sys_<name>_fio    prints the fio arguments that drive it
+# Names use '_' in functions and '-' in results (nvme_rdma -> nvme-rdma).
+
+EX_NQN=nqn.2026-11.io.ibtrs:tb
+EX_NVME_PORT=4420
+
+ex_die() { echo "experiment: $*" >&2; exit 1; }
+
+sys_nullblk_up() {
+	[ -b /dev/nullb0 ] && return 0
+	# No backing memory, completions inline: the cheapest possible disk.
+	modprobe null_blk nr_devices=1 queue_mode=2 irqmode=0 gb=16 bs=512 ||
+		ex_die "cannot load null_blk"
+	[ -b /dev/nullb0 ] || ex_die "/dev/nullb0 missing"
+}
+sys_nullblk_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/nullb0"; }
+
+# nvmet-rdma target (configfs) exporting /dev/nullb0 on path 1, and the
+# kernel nvme-rdma host connected to it.
+sys_nvme_rdma_up() {
+	local cfs=/sys/kernel/config/nvmet addr sub port dev t
+	sys_nullblk_up
+	modprobe nvmet-rdma && modprobe nvme-rdma || ex_die "cannot load nvme rdma modules"
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+	addr=$(tb_nth 1 "$TB_SRV_ADDRS")
+	sub=$cfs/subsystems/$EX_NQN
+	mkdir -p "$sub/namespaces/1"
+	echo 1 >"$sub/attr_allow_any_host"
+	echo /dev/nullb0 >"$sub/namespaces/1/device_path"
+	echo 1 >"$sub/namespaces/1/enable"
+	port=$cfs/ports/1
+	mkdir -p "$port"
+	echo rdma >"$port/addr_trtype"
+	echo ipv4 >"$port/addr_adrfam"
+	echo "$addr" >"$port/addr_traddr"
+	echo $EX_NVME_PORT >"$port/addr_trsvcid"
+	ln -s "$sub" "$port/subsystems/$EX_NQN"
+	nvme connect -t rdma -a "$addr" -s $EX_NVME_PORT -n $EX_NQN >/dev/null ||
+		ex_die "nvme connect failed"
+	for ((t = 0; t < 100; t++)); do
+		dev=$(grep -l "$EX_NQN" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null | head -n1)
+		if [ -n "$dev" ]; then
+			dev=$(basename "$(dirname "$dev")")
+			# Native multipath: the disk is nvmeXnY in /sys/block.
+			EX_NVME_DEV=$(ls /sys/block | grep -m1 "^${dev%%[0-9]*}[0-9]*n1$" || true)
+			[ -n "$EX_NVME_DEV" ] && [ -b "/dev/$EX_NVME_DEV" ] && break
+		fi
+		sleep 0.1
+	done
+	[ -b "/dev/${EX_NVME_DEV:-none}" ] || ex_die "nvme namespace did not appear"
+}
+sys_nvme_rdma_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_NVME_DEV"; }
+
+# Upstream RNBD/RTRS built by experiments/baselines/rnbd-build.sh (the path
+# is passed in EX_RNBD_DIR). rnbd1: one path; rnbd2: two paths, its own
+# session, access_mode=migration so it may share the device.
+_rnbd_loaded=0
+_rnbd_load() {
+	[ $_rnbd_loaded = 1 ] && return 0
+	[ -d "${EX_RNBD_DIR:-}" ] || ex_die "EX_RNBD_DIR not set (rnbd baseline not built)"
+	modprobe rdma_cm
+	local m
+	for m in rtrs/rtrs-core rtrs/rtrs-server rtrs/rtrs-client rnbd/rnbd-server rnbd/rnbd-client; do
+		insmod "$EX_RNBD_DIR/$m.ko" 2>/dev/null || ex_die "insmod $m failed"
+	done
+	_rnbd_loaded=1
+}
+_rnbd_map() {	# _rnbd_map SESSNAME NPATHS MODE -> sets EX_RNBD_DEV
+	local sess=$1 n=$2 mode=$3 paths="" i before t
+	sys_nullblk_up
+	_rnbd_load
+	for ((i = 1; i <= n; i++)); do paths+="path=ip:$(tb_nth $i "$TB_SRV_ADDRS") "; done
+	before=$(ls /sys/block | grep -c '^rnbd' || true)
+	echo "sessname=$sess ${paths}device_path=/dev/nullb0 access_mode=$mode" \
+		>/sys/class/rnbd-client/ctl/map_device || ex_die "rnbd map $sess failed"
+	for ((t = 0; t < 100; t++)); do
+		EX_RNBD_DEV=$(ls -t /sys/block | grep -m1 '^rnbd' || true)
+		[ "$(ls /sys/block | grep -c '^rnbd')" -gt "$before" ] && [ -b "/dev/$EX_RNBD_DEV" ] && return 0
+		sleep 0.1
+	done
+	ex_die "rnbd device for $sess did not appear"
+}
+sys_rnbd1_up() { _rnbd_map tb-rnbd1 1 rw; EX_RNBD1_DEV=$EX_RNBD_DEV; }
+sys_rnbd1_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_RNBD1_DEV"; }
+sys_rnbd2_up() {
+	[ "$TB_PATHS" -ge 2 ] || ex_die "rnbd2 needs 2 paths"
+	_rnbd_map tb-rnbd2 2 migration; EX_RNBD2_DEV=$EX_RNBD_DEV
+}
+sys_rnbd2_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_RNBD2_DEV"; }
+
+# System name -> results name, and its path count.
+sys_result_name() {
+	case $1 in
+	nvme_rdma) echo nvme-rdma ;;
+	rnbd1 | rnbd2) echo rnbd ;;
+	*) echo "${1//_/-}" ;;
+	esac
+}
+sys_paths() {
+	case $1 in
+	nullblk) echo "" ;;
+	rnbd2) echo 2 ;;
+	*) echo 1 ;;
+	esac
+}
