@@ -49,12 +49,14 @@ EOT
 	echo "tb: paths up: ${srv% } (rxe: ${devs% }, mtu ${TB_MTU:-1500})"
 }
 
-_wait_active() {	# port ACTIVE and the server address in its GID table
-	local i=$1 t gid
-	gid=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 10 99 "$i" 1)
+_wait_active() {	# port ACTIVE and both addresses in its GID table
+	local i=$1 t g1 g2
+	g1=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 10 99 "$i" 1)
+	g2=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 10 99 "$i" 2)
 	for ((t = 0; t < 100; t++)); do
 		grep -qs ACTIVE "/sys/class/infiniband/rxe$i/ports/1/state" &&
-			grep -qs "$gid" /sys/class/infiniband/rxe$i/ports/1/gids/* && return 0
+			grep -qs "$g1" /sys/class/infiniband/rxe$i/ports/1/gids/* &&
+			grep -qs "$g2" /sys/class/infiniband/rxe$i/ports/1/gids/* && return 0
 		sleep 0.1
 	done
 	echo "paths: rxe$i port not ACTIVE" >&2
@@ -70,10 +72,24 @@ _cut() {
 	esac
 }
 
+# Restore always gives the path a fresh rxe device. Measured with Debian's
+# 6.1 rxe: after a link cut while connections on the device were reconnecting,
+# link up brings the port back ACTIVE with its GIDs, and the device sends
+# (sent_pkts grows) but never receives again (rcvd_pkts frozen; new RDMA CM
+# connections time out) until it is deleted and re-added. QPs still open on
+# the old device get a device-removal event, which a failed path must handle
+# anyway.
 _restore() {
-	local i=$1
+	local i=$1 t
 	ip link set "tb$i" up
-	[ -e "/sys/class/infiniband/rxe$i" ] || rdma link add "rxe$i" type rxe netdev "tb$i"
+	if [ -e "/sys/class/infiniband/rxe$i" ]; then
+		rdma link delete "rxe$i"
+		for ((t = 0; t < 100; t++)); do
+			[ -e "/sys/class/infiniband/rxe$i" ] || break
+			sleep 0.1
+		done
+	fi
+	rdma link add "rxe$i" type rxe netdev "tb$i"
 	_wait_active "$i"
 }
 

@@ -6,12 +6,15 @@ set -euo pipefail
 . "$TB_TOP/experiments/testbed/guest-lib.sh"
 . "$TB_TOP/trs/tests/vm/lib.sh"
 
-_start_server
 fail=0
 for n in 1 2 4; do
 	[ "$n" -le "$TB_PATHS" ] || continue
 	for mode in "" "-b"; do
 		log=/tmp/trs-clt-$n$mode.log
+		# A fresh (all-zero) server disk per run: the client also checks
+		# that sectors it never wrote read back as zeros.
+		_stop_server
+		_start_server
 		# shellcheck disable=SC2046
 		if ! "$B/trs-test-client" $(_path_args $n) -T 4 -q 16 -m 512 $mode \
 			>"$log" 2>&1; then
@@ -28,6 +31,8 @@ for n in 1 2 4; do
 	done
 done
 # Largest IO only, both directions, data verified.
+_stop_server
+_start_server
 log=/tmp/trs-clt-max.log
 # shellcheck disable=SC2046
 "$B/trs-test-client" $(_path_args 1) -n 300 -q 8 -m 131072 -M 131072 >"$log" 2>&1 ||

@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""plot.py - draw the project's figures from results/ (never from typed numbers).
+
+Usage: plot.py --results DIR --out DIR
+
+Figures (PNG and PDF each):
+  cpu_per_io        primary figure: guest CPU time per IO in the icount boot
+                    (guest time follows executed instructions, +-0.3 %), per
+                    workload and system, newest E01 run in results/summary.csv
+  iops              IOPS per workload and system, icount and MTTCG boots
+  noise             run-to-run spread (max-min)/median of each measure over the
+                    repeated runs (aggregate.csv of the newest run per boot):
+                    which measure can rank protocols
+  perftest          raw verbs message rate and latency per message size
+"""
+import argparse, csv, glob, os, sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+SYSTEM_ORDER = ["nullblk", "nvme-rdma", "rnbd", "ibtrs-fio", "fio-rdma"]
+WORKLOAD_ORDER = ["randread", "randwrite", "seqread", "seqwrite"]
+
+
+def load_summary(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def newest(rows, experiment):
+    """Rows of the newest run (by date) of one experiment/phase."""
+    rows = [r for r in rows if r["experiment"] == experiment]
+    if not rows:
+        return []
+    last = max(r["date"] for r in rows)
+    return [r for r in rows if r["date"] == last]
+
+
+def label(r):
+    s = r["system"]
+    if s in ("rnbd", "ibtrs-fio") and r.get("paths"):
+        s += " %sp" % r["paths"]
+    extra = [r[k] for k in ("mr", "inval") if r.get(k) and r["system"] == "ibtrs-fio"
+             and r[k] not in ("mw", "remote")]
+    return s + ("" if not extra else " " + "/".join(extra))
+
+
+def sys_key(lbl):
+    base = lbl.split()[0]
+    return (SYSTEM_ORDER.index(base) if base in SYSTEM_ORDER else 99, lbl)
+
+
+def wl_name(r):
+    return "%s %s QD%s" % (r["workload"], r["bs"], r["iodepth"])
+
+
+def wl_key(name):
+    w, bs, qd = name.split()
+    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, bs, int(qd[2:]))
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def save(fig, out, name):
+    for ext in ("png", "pdf"):
+        fig.savefig(os.path.join(out, "%s.%s" % (name, ext)), bbox_inches="tight", dpi=120)
+    plt.close(fig)
+    print("plots: %s/%s.{png,pdf}" % (out, name))
+
+
+def grouped_bars(ax, rows, metric, ylabel):
+    rows = [r for r in rows if r["system"] != "perftest" and num(r[metric]) is not None]
+    wls = sorted({wl_name(r) for r in rows}, key=wl_key)
+    systems = sorted({label(r) for r in rows}, key=sys_key)
+    if not wls:
+        return False
+    width = 0.8 / max(len(systems), 1)
+    for i, s in enumerate(systems):
+        xs, ys = [], []
+        for j, w in enumerate(wls):
+            v = [num(r[metric]) for r in rows if label(r) == s and wl_name(r) == w]
+            if v:
+                xs.append(j + (i - (len(systems) - 1) / 2) * width)
+                ys.append(v[0])
+        ax.bar(xs, ys, width, label=s)
+    ax.set_xticks(range(len(wls)))
+    ax.set_xticklabels(wls, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    return True
+
+
+def fig_cpu(rows, out):
+    r = newest(rows, "E01-baseline/icount")
+    if not r:
+        return
+    fig, ax = plt.subplots(figsize=(8, 4))
+    if grouped_bars(ax, r, "cpu_us_per_io",
+                    "guest CPU time per IO (us, icount: instructions)"):
+        ax.set_title("Guest CPU per IO, icount boot (median of %s runs; %s)"
+                     % (r[0]["runs"], r[0]["date"][:10]), fontsize=9)
+        save(fig, out, "cpu_per_io")
+    else:
+        plt.close(fig)
+
+
+def fig_iops(rows, out):
+    phases = [p for p in ("icount", "mttcg") if newest(rows, "E01-baseline/" + p)]
+    if not phases:
+        return
+    fig, axes = plt.subplots(1, len(phases), figsize=(8 * len(phases), 4), squeeze=False)
+    for ax, p in zip(axes[0], phases):
+        grouped_bars(ax, newest(rows, "E01-baseline/" + p), "iops", "IOPS")
+        ax.set_yscale("log")
+        ax.set_title("IOPS, %s boot%s" % (p, " (guest time)" if p == "icount" else
+                                            " (wall time, soft-RoCE bound)"), fontsize=9)
+    save(fig, out, "iops")
+
+
+def newest_aggregate(results, phase):
+    runs = sorted(glob.glob(os.path.join(results, "E01-baseline", "*", phase, "aggregate.csv")))
+    if not runs:
+        return []
+    with open(runs[-1], newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def fig_noise(results, out):
+    series = []
+    for phase, metric in (("icount", "cpu_us_per_io"), ("icount", "iops"),
+                          ("mttcg", "cpu_us_per_io"), ("mttcg", "iops")):
+        rows = newest_aggregate(results, phase)
+        pts = []
+        for r in rows:
+            med, lo, hi = (num(r.get("%s_%s" % (metric, s))) for s in ("median", "min", "max"))
+            if med and lo is not None and hi is not None and int(r["runs"]) > 1:
+                pts.append(100.0 * (hi - lo) / med)
+        if pts:
+            series.append(("%s\n%s" % (metric, phase), pts))
+    if not series:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.boxplot([p for _, p in series], labels=[n for n, _ in series], whis=(0, 100))
+    for i, (_, p) in enumerate(series):
+        ax.scatter([i + 1] * len(p), p, s=8, alpha=0.6)
+    ax.set_ylabel("run-to-run spread (max-min)/median, %")
+    ax.set_title("Noise of each measure over repeated runs (all cells of the newest E01 run)",
+                 fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
+    save(fig, out, "noise")
+
+
+def fig_perftest(rows, out):
+    r = [x for x in newest(rows, "E01-baseline/mttcg") if x["system"] == "perftest"]
+    if not r:
+        return
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for test in sorted({x["workload"] for x in r}):
+        pts = sorted((int(x["bs"]), x) for x in r if x["workload"] == test)
+        xs = [p[0] for p in pts]
+        if test.endswith("_bw"):
+            a1.plot(xs, [num(p[1]["iops"]) / 1e3 for p in pts], "o-", label=test)
+        else:
+            a2.plot(xs, [num(p[1]["lat_p50_us"]) for p in pts], "o-", label=test)
+    for a, yl in ((a1, "message rate (k msgs/s)"), (a2, "latency p50 (us)")):
+        a.set_xscale("log", base=2)
+        a.set_xlabel("message size (bytes)")
+        a.set_ylabel(yl)
+        a.grid(alpha=0.3)
+        a.legend(fontsize=7)
+    fig.suptitle("Raw verbs limits on soft-RoCE (perftest, MTTCG boot)", fontsize=9)
+    save(fig, out, "perftest")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    summary = os.path.join(a.results, "summary.csv")
+    if not os.path.exists(summary):
+        sys.exit("plots: %s does not exist; run `make experiments` first" % summary)
+    os.makedirs(a.out, exist_ok=True)
+    rows = load_summary(summary)
+    fig_cpu(rows, a.out)
+    fig_iops(rows, a.out)
+    fig_noise(a.results, a.out)
+    fig_perftest(rows, a.out)
+
+
+if __name__ == "__main__":
+    main()
