@@ -39,5 +39,11 @@ for phase in $phases; do
 	[ "$(cat "$dir/$phase/rc" 2>/dev/null)" = 0 ] ||
 		{ echo "E01: $phase boot failed; see $dir/$phase/output.log" >&2; exit 1; }
 	/usr/bin/python3 experiments/lib/summarize.py "$dir" E01-baseline "$phase" --append results/summary.csv
+	if [ -s "$dir/$phase/raw/failed-cells.txt" ]; then
+		echo "E01: $phase: $(wc -l <"$dir/$phase/raw/failed-cells.txt") cell(s) failed:" >&2
+		sed 's/^/  /' "$dir/$phase/raw/failed-cells.txt" >&2
+		failed=1
+	fi
 done
 echo "E01-baseline: results in $dir"
+exit ${failed:-0}

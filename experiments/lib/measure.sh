@@ -59,28 +59,54 @@ ex_wr_count_off() {
 }
 
 # ex_cell CELL SYSTEM RW BS QD RAMP_MS WINDOW_MS
+# Optional per-system hooks (lib/systems.sh): sys_<name>_rw RW (fio's rw for
+# the workload), sys_<name>_pre RW BS QD / sys_<name>_post (around each cell).
+# Systems in EX_NOBLK_SYSTEMS have no block device: progress is watched on
+# the rxe packet counters and IOs are counted by fio (snapshot ios_from_fio).
+_ex_progress() {	# sets _prog: a counter that grows while IO flows
+	local r1 r2 r3 r4 w1 rest d v
+	if [ "$_noblk" = 1 ]; then
+		_prog=0
+		for d in $TB_RXE_DEVS; do
+			read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/sent_pkts" &&
+				_prog=$((_prog + v))
+		done
+	else
+		read -r r1 r2 r3 r4 w1 rest </sys/block/nullb0/stat
+		_prog=$((r1 + w1))
+	fi
+}
+
 ex_cell() {
 	local cell=$1 sys=$2 rw=$3 bs=$4 qd=$5 ramp=$6 win=$7
-	local r1 r2 r3 r4 w1 rest base now t fpid
-	# shellcheck disable=SC2046
-	fio $(sys_${sys}_fio) --name=cell --rw="$rw" --bs="$bs" --iodepth="$qd" \
+	local base t fpid fioargs rwarg=$rw rc=0
+	_noblk=0
+	[[ " $EX_NOBLK_SYSTEMS " == *" $sys "* ]] && _noblk=1
+	if declare -F "sys_${sys}_pre" >/dev/null; then sys_${sys}_pre "$rw" "$bs" "$qd" || return 1; fi
+	fioargs=$(sys_${sys}_fio "$rw" "$bs" "$qd")
+	declare -F "sys_${sys}_rw" >/dev/null && rwarg=$(sys_${sys}_rw "$rw")
+	# shellcheck disable=SC2086
+	fio $fioargs --name=cell --rw="$rwarg" --bs="$bs" --iodepth="$qd" \
 		--numjobs=1 --time_based --ramp_time="${ramp}ms" \
 		--runtime="$((win + 2 * ramp))ms" --norandommap --randrepeat=0 \
 		--output-format=json --output="$EX_RAW/$cell.json" >/dev/null 2>"$EX_RAW/$cell.err" &
 	fpid=$!
-	read -r r1 r2 r3 r4 w1 rest </sys/block/nullb0/stat
-	base=$((r1 + w1))
+	_ex_progress
+	base=$_prog
 	for ((t = 0; t < 2000; t++)); do	# wait for IO to flow (fio start-up)
-		read -r r1 r2 r3 r4 w1 rest </sys/block/nullb0/stat
-		[ $((r1 + w1)) -gt $((base + 4)) ] && break
+		_ex_progress
+		[ $_prog -gt $((base + 4)) ] && break
 		kill -0 $fpid 2>/dev/null || break
 		sleep 0.01
 	done
 	_snap=""
+	[ $_noblk = 1 ] && _snap+="ios_from_fio 1"$'\n'
 	sleep "$(printf '%d.%03d' $((ramp / 1000)) $((ramp % 1000)))"
 	_ex_snap a
 	sleep "$(printf '%d.%03d' $((win / 1000)) $((win % 1000)))"
 	_ex_snap b
 	printf '%s' "$_snap" >"$EX_RAW/$cell.snap"
-	wait $fpid || { echo "experiment: fio failed in $cell:"; cat "$EX_RAW/$cell.err"; return 1; }
+	wait $fpid || { echo "experiment: fio failed in $cell:"; cat "$EX_RAW/$cell.err"; rc=1; }
+	if declare -F "sys_${sys}_post" >/dev/null; then sys_${sys}_post; fi
+	return $rc
 }

@@ -14,8 +14,12 @@ COLUMNS = ("experiment,system,workload,bs,iodepth,jobs,paths,policy,mr,inval,run
            "iops,bw_MBps,lat_mean_us,lat_p50_us,lat_p99_us,cpu_us_per_io,wr_per_io,"
            "git,date").split(",")
 USER_HZ = 100
-RESULT_NAME = {"nvme_rdma": "nvme-rdma", "rnbd1": "rnbd", "rnbd2": "rnbd"}
-PATHS = {"nullblk": "", "rnbd2": "2"}
+RESULT_NAME = {"nvme_rdma": "nvme-rdma", "rnbd1": "rnbd", "rnbd2": "rnbd",
+               "ibtrs1": "ibtrs-fio", "ibtrs2": "ibtrs-fio", "fio_rdma": "fio-rdma"}
+PATHS = {"nullblk": "", "rnbd2": "2", "ibtrs2": "2"}
+# Registration and invalidation of each system as run (defaults).
+MR_INVAL = {"rnbd": ("frwr", "always"), "nvme-rdma": ("frwr", "remote"),
+            "ibtrs-fio": ("mw", "remote")}
 
 
 def read_snap(path):
@@ -55,20 +59,36 @@ def fio_metrics(path):
             "lat_p50_us": p50, "lat_p99_us": p99}
 
 
+def system_is_user(base):
+    """Userspace RDMA systems: their receive WRs go straight into rxe's shared
+    queue, unseen by the kernel probes, so their WR count would be partial."""
+    return base.split("__")[0] in ("ibtrs1", "ibtrs2", "fio_rdma")
+
+
 def cell_row(raw, base):
     m = fio_metrics(os.path.join(raw, base + ".json"))
     s = read_snap(os.path.join(raw, base + ".snap"))
-    ios = s["b_ios"] - s["a_ios"]
-    if ios <= 0:
+    # IOs in the window are fio's IOs: its rate (steady after the ramp) times
+    # the window. null_blk's count differs where a stack splits an IO (rnbd:
+    # 128k = 124k + 4k; null_blk's own 64k limit), so it is reported
+    # separately as block requests per IO.
+    dt = s["b_uptime"] - s["a_uptime"]
+    ios = m["iops"] * dt
+    if ios <= 0 or dt <= 0:
         raise ValueError("%s: no IO in the window" % base)
     busy = s["b_cpu_busy"] - s["a_cpu_busy"]
     m["cpu_us_per_io"] = busy * (1e6 / USER_HZ) / ios
     m["pkts_per_io"] = (s["b_pkts"] - s["a_pkts"]) / ios
-    m["window_iops"] = ios / (s["b_uptime"] - s["a_uptime"])
+    blk = s["b_ios"] - s["a_ios"]
+    if not s.get("ios_from_fio"):
+        if blk <= 0:
+            raise ValueError("%s: the block device completed no IO in the window" % base)
+        m["blk_reqs_per_io"] = blk / ios
+    m["window_iops"] = ios / dt
     idle = s["b_cpu_idle"] - s["a_cpu_idle"]
     m["guest_busy_pct"] = 100.0 * busy / (busy + idle) if busy + idle else None
     m["ctxt_per_io"] = (s["b_ctxt"] - s["a_ctxt"]) / ios
-    if "b_wr_send" in s:
+    if "b_wr_send" in s and not system_is_user(base):
         m["wr_per_io"] = ((s["b_wr_send"] - s["a_wr_send"]) +
                           (s["b_wr_recv"] - s["a_wr_recv"])) / ios
     return m
@@ -127,7 +147,7 @@ def main():
         else:
             cells.setdefault(key, []).append((run, m))
     metrics = ["iops", "bw_MBps", "lat_mean_us", "lat_p50_us", "lat_p99_us",
-               "cpu_us_per_io", "pkts_per_io", "window_iops", "guest_busy_pct",
+               "cpu_us_per_io", "pkts_per_io", "blk_reqs_per_io", "guest_busy_pct",
                "ctxt_per_io"]
     out = os.path.join(run_dir, phase)
     with open(os.path.join(out, "cells.csv"), "w", newline="") as f:
@@ -167,10 +187,10 @@ def main():
     for r in summary:
         r.update({"experiment": "%s/%s" % (experiment, phase), "git": meta["git"],
                   "date": meta["date"]})
-        if r["system"] == "rnbd":
-            r.update({"mr": "frwr", "inval": "always"})
-        elif r["system"] == "nvme-rdma":
-            r.update({"mr": "frwr", "inval": "remote"})
+        if r["system"] in MR_INVAL:
+            r["mr"], r["inval"] = MR_INVAL[r["system"]]
+        if r["system"] in ("rnbd", "ibtrs-fio"):
+            r["policy"] = "min-inflight"	# both defaults
     if append:
         new = not os.path.exists(append) or os.path.getsize(append) == 0
         with open(append, "a", newline="") as f:

@@ -92,18 +92,104 @@ sys_rnbd2_up() {
 }
 sys_rnbd2_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_RNBD2_DEV"; }
 
+# The ibtrs fio engine (fio-engine/build/ibtrs.so) against ibnbd-serverd
+# (server/build/ibnbd-serverd) serving /dev/nullb0 on every path address.
+# ibtrs1: one path; ibtrs2: two paths (the library's default policy,
+# min-inflight). Default registration: memory windows, remote invalidation.
+EX_IBTRS_PORT=1234
+_ibtrs_srv_pid=
+_ibtrs_srv_up() {
+	[ -n "$_ibtrs_srv_pid" ] && return 0
+	local srvd=$TB_TOP/server/build/ibnbd-serverd a args=() t
+	[ -x "$srvd" ] || ex_die "$srvd not built (run make)"
+	[ -e "$TB_TOP/fio-engine/build/ibtrs.so" ] || ex_die "fio engine not built (run make)"
+	sys_nullblk_up
+	for a in $TB_SRV_ADDRS; do args+=(--addr "$a"); done
+	"$srvd" "${args[@]}" --port $EX_IBTRS_PORT >"$EX_RAW/ibnbd-serverd.log" 2>&1 &
+	_ibtrs_srv_pid=$!
+	for ((t = 0; t < 100; t++)); do
+		grep -q 'listening on' "$EX_RAW/ibnbd-serverd.log" && return 0
+		kill -0 $_ibtrs_srv_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	ex_die "ibnbd-serverd did not start: $(tail -3 "$EX_RAW/ibnbd-serverd.log")"
+}
+_ibtrs_paths() {	# _ibtrs_paths N -> clt1@srv1,clt2@srv2
+	local n=$1 i out=""
+	for ((i = 1; i <= n; i++)); do
+		out+="${out:+,}$(tb_nth $i "$TB_CLT_ADDRS")@$(tb_nth $i "$TB_SRV_ADDRS")"
+	done
+	echo "$out"
+}
+_ibtrs_fio() {	# _ibtrs_fio NPATHS
+	echo "--ioengine=external:$TB_TOP/fio-engine/build/ibtrs.so --paths=$(_ibtrs_paths $1)" \
+		"--port=$EX_IBTRS_PORT --devpath=/dev/nullb0 --access_mode=rw --size=1g"
+}
+sys_ibtrs1_up() { _ibtrs_srv_up; }
+sys_ibtrs1_fio() { _ibtrs_fio 1; }
+sys_ibtrs2_up() {
+	[ "$TB_PATHS" -ge 2 ] || ex_die "ibtrs2 needs 2 paths"
+	_ibtrs_srv_up
+}
+sys_ibtrs2_fio() { _ibtrs_fio 2; }
+
+# fio's built-in rdma engine: raw RDMA READ/WRITE between two fio processes
+# on path 1, no storage and no block protocol (the transport floor). A fio
+# server process is started per cell. Reads are RDMA READs by the client,
+# writes RDMA WRITEs; fio's rdma client must be a "write" job.
+EX_FIO_RDMA_PORT=18700
+_fio_rdma_srv_pid=
+sys_fio_rdma_up() { modprobe rdma_ucm; }
+sys_fio_rdma_rw() { echo write; }
+sys_fio_rdma_pre() {	# RW BS QD
+	local t
+	EX_FIO_RDMA_PORT=$((EX_FIO_RDMA_PORT + 1))
+	# No --bindname: fio 3.33's rdma server parses it wrongly (it takes the
+	# first character as the address), so it listens on any address.
+	fio --name=srv --ioengine=rdma \
+		--port=$EX_FIO_RDMA_PORT --rw=read --bs="$2" --iodepth="$3" --size=64g \
+		>"$EX_RAW/fio-rdma-server.log" 2>&1 &
+	_fio_rdma_srv_pid=$!
+	for ((t = 0; t < 100; t++)); do	# until it listens on the port
+		rdma res show cm_id 2>/dev/null | grep -q "LISTEN.*:$EX_FIO_RDMA_PORT" && return 0
+		kill -0 $_fio_rdma_srv_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	ex_die "fio rdma server did not listen: $(tail -3 "$EX_RAW/fio-rdma-server.log")"
+}
+sys_fio_rdma_fio() {	# RW BS QD
+	local verb=write
+	case $1 in *read) verb=read ;; esac
+	echo "--ioengine=rdma --hostname=$(tb_nth 1 "$TB_SRV_ADDRS") --port=$EX_FIO_RDMA_PORT --verb=$verb --size=64g"
+}
+sys_fio_rdma_post() {
+	local t
+	for ((t = 0; t < 100; t++)); do
+		kill -0 $_fio_rdma_srv_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill $_fio_rdma_srv_pid 2>/dev/null
+	wait $_fio_rdma_srv_pid 2>/dev/null
+	return 0
+}
+
+# Systems with no block device under them: IOs are counted by fio, not by
+# null_blk (see ex_cell).
+EX_NOBLK_SYSTEMS="fio_rdma"
+
 # System name -> results name, and its path count.
 sys_result_name() {
 	case $1 in
 	nvme_rdma) echo nvme-rdma ;;
 	rnbd1 | rnbd2) echo rnbd ;;
+	ibtrs1 | ibtrs2) echo ibtrs-fio ;;
 	*) echo "${1//_/-}" ;;
 	esac
 }
 sys_paths() {
 	case $1 in
 	nullblk) echo "" ;;
-	rnbd2) echo 2 ;;
+	rnbd2 | ibtrs2) echo 2 ;;
 	*) echo 1 ;;
 	esac
 }
