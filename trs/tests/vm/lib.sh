@@ -7,12 +7,15 @@ _start_server() {
 	local args="" a skip
 	for a in $TB_SRV_ADDRS; do args+=" -a $a"; done
 	# The log is appended across restarts: look for READY after its old end.
-	skip=$(cat /tmp/trs-srv.log 2>/dev/null | wc -l)
+	# (No pipelines whose status counts: callers use set -e -o pipefail.)
+	skip=0
+	[ ! -f /tmp/trs-srv.log ] || skip=$(wc -l </tmp/trs-srv.log)
 	# shellcheck disable=SC2086
 	"$B/trs-test-server" $args "$@" >>/tmp/trs-srv.log 2>&1 &
 	SRV_PID=$!
 	for _ in $(seq 100); do
-		tail -n +$((skip + 1)) /tmp/trs-srv.log 2>/dev/null | grep -q READY && return 0
+		[ "$(tail -n +$((skip + 1)) /tmp/trs-srv.log | grep -c READY)" = 0 ] ||
+			return 0
 		kill -0 $SRV_PID 2>/dev/null || break
 		sleep 0.1
 	done
