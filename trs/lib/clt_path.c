@@ -197,7 +197,7 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 				continue;
 			uint64_t t0 = trs_now_us(), t1, t2;
 
-			if (con->established)
+			if (con->established && !con->c.removed)
 				rdma_disconnect(con->c.cm_id);
 			t1 = trs_now_us();
 			if (con->c.qp || con->c.cq)
@@ -343,6 +343,20 @@ static void trs_clt_con_rejected(struct trs_clt_con *con, int status,
 				  status, status == 28 ? "" : ", no listener?");
 }
 
+/*
+ * The device of @con is going away (in any state of the path): fail the path
+ * now; its teardown, after this poll batch, releases everything it holds on
+ * the device, and the session then lets librdmacm close the device.
+ */
+static void trs_clt_con_removed(struct trs_clt_con *con)
+{
+	struct trs_clt_path *path = con->path;
+
+	con->c.removed = true;
+	path->clt->dev_sync = true;
+	trs_clt_path_fail(path, "RDMA device removed");
+}
+
 void trs_clt_cm_event(struct trs_evsrc *src)
 {
 	struct ibtrs_clt *clt = trs_container_of(src, struct ibtrs_clt, cm_src);
@@ -361,8 +375,14 @@ void trs_clt_cm_event(struct trs_evsrc *src)
 				plen = sizeof(pdata);
 			memcpy(pdata, ev->param.conn.private_data, plen);
 		}
-		rdma_ack_cm_event(ev);
-		if (!con || con->c.dead || con->path->fail_pending)
+		rdma_ack_cm_event(ev);	/* before any rdma_destroy_id() */
+		if (!con)
+			continue;
+		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			trs_clt_con_removed(con);
+			continue;
+		}
+		if (con->c.dead || con->path->fail_pending)
 			continue;
 		trs_dbg("%s: path %s cid %u: %s", clt->sessname, con->path->addr_str,
 			con->c.cid, rdma_event_str(type));
@@ -602,6 +622,8 @@ void trs_clt_path_tick(struct trs_clt_path *path, uint64_t now)
 		if (now >= path->reconnect_at_us) {
 			trs_info("%s: path %s reconnecting (attempt %u)",
 				 clt->sessname, path->addr_str, path->attempts);
+			if (clt->uevent_src.fd < 0)
+				clt->dev_sync = true;	/* see dev.c */
 			trs_clt_path_connect(path);
 		}
 		break;

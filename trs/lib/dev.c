@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* dev.c - device + protection domain cache, refcounted, keyed by context. */
+/*
+ * dev.c - device + protection domain cache, refcounted, keyed by context;
+ * device removal: kernel uevents and librdmacm's device list.
+ */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
 
 #include "trs_lib.h"
 
@@ -43,6 +49,13 @@ out_unlock:
 	return dev;
 }
 
+void trs_dev_hold(struct trs_dev *dev)
+{
+	pthread_mutex_lock(&trs_dev_lock);
+	dev->ref++;
+	pthread_mutex_unlock(&trs_dev_lock);
+}
+
 void trs_dev_put(struct trs_dev *dev)
 {
 	struct trs_dev **pp;
@@ -56,8 +69,83 @@ void trs_dev_put(struct trs_dev *dev)
 				*pp = dev->next;
 				break;
 			}
-		ibv_dealloc_pd(dev->pd);
+		if (ibv_dealloc_pd(dev->pd))
+			trs_wrn("%s: protection domain still in use at release",
+				ibv_get_device_name(dev->verbs->device));
 		free(dev);
 	}
 	pthread_mutex_unlock(&trs_dev_lock);
+}
+
+/*
+ * Device removal. librdmacm opens a verbs context on every device one of
+ * its cm_ids uses and keeps it open after the last cm_id is gone; it closes
+ * a removed device's context only once it has refreshed its device list and
+ * no cm_id uses the device. Without uverbs disassociation (rxe) the kernel's
+ * removal waits until every process has closed its contexts of the device.
+ * So after releasing everything on a removed device, and whenever the kernel
+ * announces that an RDMA device went away (possibly one this process holds
+ * no cm_id on, only librdmacm's cached context), the library has librdmacm
+ * refresh its list. rdma_get_devices() does that (and opens the contexts of
+ * the devices that remain).
+ */
+void trs_dev_sync_removed(void)
+{
+	struct ibv_context **list = rdma_get_devices(NULL);
+
+	if (list)
+		rdma_free_devices(list);
+}
+
+/* A non-blocking socket on the kernel's uevents, or -errno. */
+int trs_uevent_open(void)
+{
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd, err;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&nl, sizeof(nl))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * Drain the uevent socket @fd. Return: true when an RDMA device or its
+ * uverbs node was removed (or events were lost), false otherwise.
+ */
+bool trs_uevent_rdma_removed(int fd)
+{
+	struct sockaddr_nl from;
+	socklen_t flen;
+	char buf[4096];
+	bool removed = false;
+	ssize_t n;
+
+	for (;;) {
+		flen = sizeof(from);
+		n = recvfrom(fd, buf, sizeof(buf) - 1, 0, (struct sockaddr *)&from,
+			     &flen);
+		if (n < 0) {
+			if (errno == ENOBUFS) {		/* overflow: assume the worst */
+				removed = true;
+				continue;
+			}
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (from.nl_pid != 0)
+			continue;			/* only the kernel's */
+		buf[n] = 0;
+		/* "remove@/devices/.../infiniband_verbs/uverbs1" */
+		if (!strncmp(buf, "remove@", 7) && strstr(buf, "infiniband"))
+			removed = true;
+	}
+	return removed;
 }

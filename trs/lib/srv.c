@@ -83,6 +83,7 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 {
 	struct ibtrs_srv_sess *sess = path->sess;
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
+	uint64_t t0 = trs_now_us();
 	unsigned int i;
 
 	for (i = 0; i < ctx->params.queue_depth; i++) {
@@ -95,24 +96,30 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 		if (op->path == path)
 			trs_srv_op_orphan(op);
 	}
+	/*
+	 * QPs and CQs, then the pool MR and the PD, then the cm_ids: when the
+	 * device is being removed, librdmacm closes its context with the last
+	 * cm_id on it, so nothing of ours may be left on the device by then.
+	 */
 	for (i = 0; i < path->ncons; i++) {
 		struct trs_srv_con *con = &path->cons[i];
 
 		if (!con->c.cm_id)
 			continue;
-		uint64_t t0 = trs_now_us();
-
-		if (con->established)
+		if (con->established && !con->c.removed)
 			rdma_disconnect(con->c.cm_id);
 		if (con->created)
 			trs_con_destroy(&con->c);
-		rdma_destroy_id(con->c.cm_id);
-		if (trs_now_us() - t0 > 200000)
-			trs_wrn("slow teardown of a connection from %s: %llu ms",
-				path->addr, (unsigned long long)(trs_now_us() - t0) / 1000);
 	}
 	if (path->pool_mr)
 		ibv_dereg_mr(path->pool_mr);
+	trs_dev_put(path->dev);
+	for (i = 0; i < path->ncons; i++)
+		if (path->cons[i].c.cm_id)
+			rdma_destroy_id(path->cons[i].c.cm_id);
+	if (trs_now_us() - t0 > 200000)
+		trs_wrn("slow teardown of the path from %s: %llu ms", path->addr,
+			(unsigned long long)(trs_now_us() - t0) / 1000);
 	TAILQ_REMOVE(&sess->paths, path, link);
 	sess->npaths--;
 	free(path->cons);
@@ -282,13 +289,14 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 	con->c.cid = in.cid;
 	con->c.owner = path;
 	con->c.cm_id = id;
-	id->context = con;
+	id->context = &con->ictx;
 	err = trs_con_create(&con->c, id, &attr);
 	if (err)
 		goto out_fail;
 	con->created = true;
-	if (!path->pool_mr) {
+	if (!path->dev) {
 		path->dev = con->c.dev;
+		trs_dev_hold(path->dev);
 		path->pool_mr = ibv_reg_mr(path->dev->pd, sess->pool, sess->pool_len,
 					   IBV_ACCESS_LOCAL_WRITE |
 					   IBV_ACCESS_REMOTE_WRITE);
@@ -318,28 +326,32 @@ out_fail:
 			  strerror(-err));
 }
 
-static int trs_srv_listen(struct ibtrs_srv_ctx *ctx, int idx);
+static int trs_srv_listen(struct trs_srv_listener *l, bool report);
 
 /*
  * A listener bound to an address loses it when the netdev goes away or
- * changes; it is re-created from the tick until that works again.
+ * changes, or when its RDMA device is removed; the tick re-creates it until
+ * that works again (the device may come back under a new name or index).
  */
-static void trs_srv_listener_event(struct ibtrs_srv_ctx *ctx,
-				   struct rdma_cm_id *id,
+static void trs_srv_listener_event(struct trs_srv_listener *l,
 				   enum rdma_cm_event_type type)
 {
-	int i;
+	trs_wrn("listener on %s: %s; listening again", l->addr,
+		rdma_event_str(type));
+	rdma_destroy_id(l->id);	/* the event is acked already */
+	l->id = NULL;
+	l->retry_us = trs_now_us();
+	if (type == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		l->ctx->dev_sync = true;
+}
 
-	for (i = 0; i < ctx->nlisteners; i++) {
-		if (ctx->listeners[i] != id)
-			continue;
-		trs_wrn("listener on %s: %s; listening again", ctx->opts.addrs[i],
-			rdma_event_str(type));
-		rdma_destroy_id(id);
-		ctx->listeners[i] = NULL;
-		return;
-	}
-	trs_dbg("event %s on an unknown id", rdma_event_str(type));
+/* The device of @con is going away: close its path (teardown releases the
+ * path's QPs, CQs, pool MR and device reference after this poll batch). */
+static void trs_srv_con_removed(struct trs_srv_con *con)
+{
+	con->c.removed = true;
+	con->path->sess->ctx->dev_sync = true;
+	trs_srv_path_fail(con->path, "RDMA device removed");
 }
 
 static void trs_srv_cm_event(struct trs_evsrc *src)
@@ -350,7 +362,8 @@ static void trs_srv_cm_event(struct trs_evsrc *src)
 	while (!rdma_get_cm_event(ctx->cm_ch, &ev)) {
 		enum rdma_cm_event_type type = ev->event;
 		struct rdma_cm_id *id = ev->id;
-		struct trs_srv_con *con = id->context;
+		struct trs_srv_idctx *ictx = id->context;
+		struct trs_srv_con *con;
 		int status = ev->status;
 		uint8_t pdata[TRS_CONN_PRIV_MAX + 8];
 		uint8_t plen = 0;
@@ -361,14 +374,24 @@ static void trs_srv_cm_event(struct trs_evsrc *src)
 				plen = sizeof(pdata);
 			memcpy(pdata, ev->param.conn.private_data, plen);
 		}
-		rdma_ack_cm_event(ev);
+		rdma_ack_cm_event(ev);	/* before any rdma_destroy_id() */
 		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
-			id->context = NULL;
+			id->context = NULL;	/* inherited from the listener */
 			trs_srv_connect_request(ctx, id, plen ? pdata : NULL, plen);
 			continue;
 		}
-		if (!con) {
-			trs_srv_listener_event(ctx, id, type);
+		if (!ictx) {
+			trs_dbg("event %s on an unknown id", rdma_event_str(type));
+			continue;
+		}
+		if (ictx->listener) {
+			trs_srv_listener_event(trs_container_of(ictx,
+					struct trs_srv_listener, ictx), type);
+			continue;
+		}
+		con = trs_container_of(ictx, struct trs_srv_con, ictx);
+		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+			trs_srv_con_removed(con);
 			continue;
 		}
 		if (con->c.dead || con->path->fail_pending)
@@ -386,6 +409,15 @@ static void trs_srv_cm_event(struct trs_evsrc *src)
 	}
 }
 
+static void trs_srv_uevent(struct trs_evsrc *src)
+{
+	struct ibtrs_srv_ctx *ctx = trs_container_of(src, struct ibtrs_srv_ctx,
+						     uevent_src);
+
+	if (trs_uevent_rdma_removed(src->fd))
+		ctx->dev_sync = true;
+}
+
 static void trs_srv_tick(struct trs_evsrc *src)
 {
 	struct ibtrs_srv_ctx *ctx = trs_container_of(src, struct ibtrs_srv_ctx, tick_src);
@@ -396,17 +428,25 @@ static void trs_srv_tick(struct trs_evsrc *src)
 	int i;
 
 	trs_fd_drain(src->fd);
-	for (i = 0; i < ctx->nlisteners; i++)
-		if (!ctx->listeners[i] && !trs_srv_listen(ctx, i))
-			trs_wrn("listening on %s again", ctx->opts.addrs[i]);
+	for (i = 0; i < ctx->nlisteners; i++) {
+		struct trs_srv_listener *l = &ctx->listeners[i];
+
+		if (l->id || now < l->retry_us)
+			continue;
+		if (!trs_srv_listen(l, false))
+			trs_wrn("listening on %s again", l->addr);
+		else
+			l->retry_us = now + TRS_LISTEN_RETRY_MS * 1000ULL;
+	}
 	TAILQ_FOREACH(sess, &ctx->sessions, link)
 		TAILQ_FOREACH(path, &sess->paths, link)
 			trs_srv_path_tick(path, now);
 }
 
-static int trs_srv_listen(struct ibtrs_srv_ctx *ctx, int idx)
+static int trs_srv_listen(struct trs_srv_listener *l, bool report)
 {
-	const char *addr = ctx->opts.addrs[idx];
+	struct ibtrs_srv_ctx *ctx = l->ctx;
+	const char *addr = l->addr;
 	struct sockaddr_storage ss;
 	struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
@@ -423,18 +463,18 @@ static int trs_srv_listen(struct ibtrs_srv_ctx *ctx, int idx)
 		trs_set_error("cannot parse listen address '%s'", addr);
 		return -EINVAL;
 	}
-	if (rdma_create_id(ctx->cm_ch, &id, NULL, RDMA_PS_TCP))
+	if (rdma_create_id(ctx->cm_ch, &id, &l->ictx, RDMA_PS_TCP))
 		return -errno;
 	if (rdma_bind_addr(id, (struct sockaddr *)&ss) || rdma_listen(id, 64)) {
 		int err = -errno;
 
-		if (idx >= ctx->nlisteners)	/* only report at open time */
+		if (report)	/* at open time */
 			trs_set_error("listening on %s:%u: %s", addr,
 				      ctx->opts.port, strerror(errno));
 		rdma_destroy_id(id);
 		return err;
 	}
-	ctx->listeners[idx] = id;
+	l->id = id;
 	return 0;
 }
 
@@ -447,8 +487,8 @@ void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx)
 	if (!ctx)
 		return;
 	for (i = 0; i < ctx->nlisteners; i++)
-		if (ctx->listeners[i])
-			rdma_destroy_id(ctx->listeners[i]);
+		if (ctx->listeners[i].id)
+			rdma_destroy_id(ctx->listeners[i].id);
 	TAILQ_FOREACH(sess, &ctx->sessions, link)
 		TAILQ_FOREACH(path, &sess->paths, link)
 			trs_srv_path_fail(path, "server closing");
@@ -457,6 +497,8 @@ void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx)
 		trs_srv_sess_free(sess);	/* unanswered ops are dropped */
 	if (ctx->tick_src.fd > 0)
 		close(ctx->tick_src.fd);
+	if (ctx->uevent_src.fd > 0)
+		close(ctx->uevent_src.fd);
 	if (ctx->cm_ch)
 		rdma_destroy_event_channel(ctx->cm_ch);
 	if (ctx->epfd >= 0)
@@ -536,8 +578,23 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 	ret = trs_epoll_add(ctx->epfd, &ctx->tick_src);
 	if (ret)
 		goto out_close;
+	/* Optional, see dev.c: without uevents, a removed device is released
+	 * when the removal reaches one of our cm_ids (listeners included). */
+	ctx->uevent_src.handler = trs_srv_uevent;
+	ctx->uevent_src.fd = trs_uevent_open();
+	if (ctx->uevent_src.fd < 0) {
+		trs_dbg("no kernel uevents: %s", strerror(-ctx->uevent_src.fd));
+	} else if (trs_epoll_add(ctx->epfd, &ctx->uevent_src)) {
+		close(ctx->uevent_src.fd);
+		ctx->uevent_src.fd = -1;
+	}
 	for (i = 0; i < opts->naddrs; i++) {
-		ret = trs_srv_listen(ctx, i);
+		struct trs_srv_listener *l = &ctx->listeners[i];
+
+		l->ictx.listener = true;
+		l->ctx = ctx;
+		l->addr = opts->addrs[i];
+		ret = trs_srv_listen(l, true);
 		if (ret)
 			goto out_close;
 		ctx->nlisteners++;
@@ -572,6 +629,10 @@ int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
 		src->handler(src);
 	}
 	trs_srv_process_failures(ctx);
+	if (ctx->dev_sync) {
+		ctx->dev_sync = false;
+		trs_dev_sync_removed();
+	}
 	return ctx->ncalls;
 }
 

@@ -7,7 +7,26 @@
 
 struct trs_srv_path;
 
+/* The context of every server cm_id starts a listener or a connection. */
+struct trs_srv_idctx {
+	bool listener;
+};
+
+/**
+ * struct trs_srv_listener - one listen address. @id is NULL while the
+ * address (or its device) is gone; the tick tries again at @retry_us.
+ */
+struct trs_srv_listener {
+	struct trs_srv_idctx ictx;
+	struct ibtrs_srv_ctx *ctx;
+	struct rdma_cm_id *id;
+	const char *addr;
+	uint64_t retry_us;
+};
+#define TRS_LISTEN_RETRY_MS	250
+
 struct trs_srv_con {
+	struct trs_srv_idctx ictx;
 	struct trs_con c;
 	struct trs_srv_path *path;
 	bool established;
@@ -48,7 +67,7 @@ struct trs_srv_path {
 	bool joined;		/* INFO exchange done */
 	bool fail_pending;
 	char addr[64];
-	struct trs_dev *dev;
+	struct trs_dev *dev;	/* held for pool_mr; all cons use it */
 	struct ibv_mr *pool_mr;
 	uint64_t last_rx_us, hb_next_us;
 	uint16_t hb_seq;
@@ -81,9 +100,10 @@ struct ibtrs_srv_ctx {
 	void *priv;
 	int epfd;
 	struct rdma_event_channel *cm_ch;
-	struct rdma_cm_id **listeners;
+	struct trs_srv_listener *listeners;
 	int nlisteners;
-	struct trs_evsrc cm_src, tick_src;
+	struct trs_evsrc cm_src, tick_src, uevent_src;
+	bool dev_sync;			/* a device went away: see dev.c */
 	struct trs_srv_sess_list sessions;
 	struct trs_conn_params params;
 	uint32_t slot_size;

@@ -69,7 +69,11 @@ struct trs_dev {
 	struct trs_dev *next;
 };
 struct trs_dev *trs_dev_get(struct ibv_context *verbs);
+void trs_dev_hold(struct trs_dev *dev);
 void trs_dev_put(struct trs_dev *dev);
+void trs_dev_sync_removed(void);
+int trs_uevent_open(void);
+bool trs_uevent_rdma_removed(int fd);
 
 /* con.c */
 struct trs_rx {
@@ -92,6 +96,7 @@ struct trs_con {
 	int epfd;
 	unsigned int cq_unacked;
 	bool dead;		/* stop dispatching completions */
+	bool removed;		/* its device is being removed */
 	uint16_t cid;
 	void *owner;		/* client or server path */
 
