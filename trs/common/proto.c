@@ -379,7 +379,7 @@ int trs_imm_decode_srv(__u32 imm, __u32 queue_depth, __u32 *type_out,
 	case TRS_IMM_IO_REQ:
 		if (id >= queue_depth)
 			return trs_fail(why, "chunk id >= queue depth", -ERANGE);
-		/* fall through */
+		fallthrough;
 	case TRS_IMM_HB:
 	case TRS_IMM_HB_ACK:
 		if (trs_imm_err(imm))

@@ -38,6 +38,11 @@
 
 #define TRS_STATIC_ASSERT(cond, msg)	_Static_assert(cond, msg)
 
+/* The kernel's pseudo-keyword (<linux/compiler_attributes.h>). */
+#ifndef fallthrough
+#define fallthrough	__attribute__((__fallthrough__))
+#endif
+
 static inline __le16 cpu_to_le16(__u16 x) { return (__force __le16)htole16(x); }
 static inline __le32 cpu_to_le32(__u32 x) { return (__force __le32)htole32(x); }
 static inline __le64 cpu_to_le64(__u64 x) { return (__force __le64)htole64(x); }
