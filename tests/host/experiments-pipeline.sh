@@ -50,6 +50,15 @@ if /usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E99 icount >/dev/
 	echo "FAIL: experiments-pipeline: a window without IO was accepted"
 else echo "PASS: experiments-pipeline: a window without IO is an error"; fi
 
+# report.py: medians, spreads and the nvme-rdma vs rnbd verdict.
+mkdir -p "$tmp/rep/E01-baseline/run1"
+cp -r "$run/icount" "$tmp/rep/E01-baseline/run1/"
+sed -i 's/^rnbd2,/rnbd1,/' "$tmp/rep/E01-baseline/run1/icount/aggregate.csv"
+rep=$(/usr/bin/python3 "$top/experiments/lib/report.py" "$tmp/rep" 2>&1)
+if grep -q 'randread 4k QD32 CPU us/IO: nvme-rdma 60.0' <<<"$rep" && [ -s "$tmp/rep/E01-baseline/run1/report.md" ]; then
+	echo "PASS: experiments-pipeline: report"
+else echo "FAIL: experiments-pipeline: report: $rep"; fi
+
 # plot.py draws from a summary with E01 rows.
 sed 's#^E99/icount#E01-baseline/icount#' "$tmp/summary.csv" >"$tmp/res-summary.csv"
 mkdir -p "$tmp/res" && mv "$tmp/res-summary.csv" "$tmp/res/summary.csv"
