@@ -63,6 +63,18 @@ _rejoined() {
 	return 1
 }
 
+# No leak on the new device: once path 1 is back, client and server hold on
+# it exactly what they hold on path 2's device (rdma res show counts).
+_same_res() {
+	local d1 d2 r1 r2
+	d1=$(tb_nth 1 "$TB_RXE_DEVS") d2=$(tb_nth 2 "$TB_RXE_DEVS")
+	sleep 0.5
+	r1=$(rdma res show | sed -n "s/^[0-9]*: $d1: //p")
+	r2=$(rdma res show | sed -n "s/^[0-9]*: $d2: //p")
+	echo "$1: $d1: $r1 / $d2: $r2"
+	[ "$r1" = "$r2" ] || { echo "FAIL: $1: resources on $d1 differ from $d2"; fail=1; }
+}
+
 # Failures of path 1 in the client log so far.
 _p1_fails() {
 	grep -c "path $(tb_nth 1 "$TB_CLT_ADDRS")@$(tb_nth 1 "$TB_SRV_ADDRS") failed:" "$log" || true
@@ -96,7 +108,7 @@ tb_log "round 1: restoring path 1"
 _timed "restore 1" tb_path_restore 1; restore1_ms=$ms
 rejoin1_ms=$(_rejoined "$log" 2) || { fail=1; rejoin1_ms=-1; }
 tb_log "round 1: path 1 rejoined $rejoin1_ms ms after the restore"
-rdma res show
+_same_res "round 1"
 sleep 2
 
 tb_log "round 2: link cut of path 1, then restore (deletes the old device)"
@@ -105,7 +117,7 @@ sleep 4
 _timed "restore 1 after a link cut" tb_path_restore 1; restore2_ms=$ms
 rejoin2_ms=$(_rejoined "$log" 3) || { fail=1; rejoin2_ms=-1; }
 tb_log "round 2: path 1 rejoined $rejoin2_ms ms after the restore"
-rdma res show
+_same_res "round 2"
 
 rc=0
 wait $cpid || rc=$?
