@@ -21,6 +21,10 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
+# A fresh /tmp; the host's stays reachable at /run/tb-host-tmp, so a
+# checkout under the host's /tmp (a CI clone) is bind-mounted back below.
+mkdir -p /run/tb-host-tmp
+mount --bind /tmp /run/tb-host-tmp
 mount -t tmpfs -o size=1g tmpfs /tmp
 modprobe configfs 2>/dev/null; mount -t configfs configfs /sys/kernel/config 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
@@ -31,6 +35,12 @@ ulimit -n 65536
 
 . /tb-out/env		# TB_* variables written by the host runner
 export TB_OUT=/tb-out
+case $TB_TOP in
+/tmp/*)
+	mkdir -p "$TB_TOP"
+	mount --bind "/run/tb-host-tmp/${TB_TOP#/tmp/}" "$TB_TOP"
+	;;
+esac
 cd "$TB_TOP" || _poweroff
 
 {
