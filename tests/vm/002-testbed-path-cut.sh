@@ -17,13 +17,21 @@ tb_require_cmd rping
 
 sent() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts" 2>/dev/null || echo 0; }
 rport=7100
+listening() {	# listening PORT: wait (<= 10 s) for an RDMA CM listener on PORT
+	local t
+	for ((t = 0; t < 100; t++)); do
+		rdma res show cm_id 2>/dev/null | grep -qE "LISTEN.*:$1( |$)" && return 0
+		sleep 0.1
+	done
+	echo "no listener on port $1 after 10 s"
+}
 rping_once() {	# rping_once I: one short verified rping over path I
 	local srv clt rc
 	srv=$(tb_nth $1 "$TB_SRV_ADDRS") clt=$(tb_nth $1 "$TB_CLT_ADDRS")
 	rport=$((rport + 1))
 	timeout 15 rping -s -a "$srv" -p $rport -C 5 -S 1024 >/dev/null 2>&1 &
 	local spid=$!
-	sleep 1
+	listening $rport
 	timeout 10 rping -c -a "$srv" -I "$clt" -p $rport -C 5 -V -S 1024 >/dev/null 2>&1
 	rc=$?
 	kill $spid 2>/dev/null; wait $spid 2>/dev/null
@@ -39,7 +47,7 @@ stream() {
 	local dev srv
 	dev=$(tb_nth $1 "$TB_RXE_DEVS") srv=$(tb_nth $1 "$TB_SRV_ADDRS")
 	timeout 40 ib_write_bw -R -d "$dev" -p $2 -D 8 -s 4096 >/tmp/bw-s$1.log 2>&1 &
-	sleep 1
+	listening $2
 	timeout 30 ib_write_bw -R -d "$dev" -p $2 -D 8 -s 4096 "$srv" >/tmp/bw-c$1.log 2>&1 &
 }
 
