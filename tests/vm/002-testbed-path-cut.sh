@@ -1,9 +1,9 @@
 #!/bin/bash
 # Cutting one path leaves the others working, and restoring it brings it back.
 # Also records what QPs on a cut path see (docs in experiments/testbed/README.md):
-#  - "link" cut (netdev down): rxe stops sending on the path; nothing is
-#    reported to the QPs; the requester errors only when its RC retries run
-#    out (IBV_WC_RETRY_EXC_ERR), the responder never hears anything: a
+#  - "link" cut (netdev down): rxe stops sending on the path; no async event
+#    reaches the QPs; a sender's next WR completes in error at once
+#    (IBV_WC_LOC_QP_OP_ERR: no route), a QP that only waits hears nothing: a
 #    silent peer that only a heartbeat detects.
 #  - "rxe" cut (rdma link delete): device removal; RDMA CM delivers
 #    DEVICE_REMOVAL and the QPs are flushed at once. (The removal waits for
