@@ -96,7 +96,7 @@ sys_rnbd2_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_RNBD2_D
 # (server/build/ibnbd-serverd) serving /dev/nullb0 on every path address.
 # ibtrs1: one path; ibtrs2: two paths (the library's default policy,
 # min-inflight). Default registration: memory windows, remote invalidation.
-EX_IBTRS_PORT=1234
+EX_IBTRS_PORT=12345	# not 1234: upstream rtrs-server listens there in the same guest
 _ibtrs_srv_pid=
 _ibtrs_srv_up() {
 	[ -n "$_ibtrs_srv_pid" ] && return 0
