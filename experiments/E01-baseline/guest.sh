@@ -48,11 +48,12 @@ if [ "$phase" = mttcg ]; then
 			port=$((port + 1))
 			tb_log "perftest $t -s $size"
 			timeout 60 $t -R -d rxe1 -p $port -s "$size" -D "$E01_PERFTEST_SECONDS" >/dev/null 2>&1 &
+			spid=$!
 			sleep 1
 			timeout 60 $t -R -d rxe1 -p $port -s "$size" -D "$E01_PERFTEST_SECONDS" "$srv" \
 				>"$EX_RAW/perftest_${t}_s${size}.txt" 2>&1 ||
 				echo "perftest $t -s $size failed" >&2
-			wait || true
+			wait $spid || true	# not a bare wait: the ibtrs daemon is a child too
 		done
 	done
 fi
@@ -85,6 +86,7 @@ done
 if [ "$phase" = icount ] && ex_wr_count_on; then
 	for w in $workloads; do
 		IFS=: read -r wname rw bs qd <<<"$w"
+		[ "$bs" = 4k ] || continue	# WRs per IO: the 4k workloads suffice
 		for s in $systems; do
 			# kprobes see kernel QPs only: skip local and userspace systems
 			case $s in nullblk | ibtrs* | fio_rdma) continue ;; esac
@@ -95,4 +97,5 @@ if [ "$phase" = icount ] && ex_wr_count_on; then
 	done
 	ex_wr_count_off
 fi
+[ -n "${_ibtrs_srv_pid:-}" ] && kill "$_ibtrs_srv_pid" 2>/dev/null
 tb_log "E01 $phase done"

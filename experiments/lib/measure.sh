@@ -88,9 +88,12 @@ ex_cell() {
 	# shellcheck disable=SC2086
 	fio $fioargs --name=cell --rw="$rwarg" --bs="$bs" --iodepth="$qd" \
 		--numjobs=1 --time_based --ramp_time="${ramp}ms" \
-		--runtime="$((win + 2 * ramp))ms" --norandommap --randrepeat=0 \
+		--runtime="$((win + 100))ms" --norandommap --randrepeat=0 \
 		--output-format=json --output="$EX_RAW/$cell.json" >/dev/null 2>"$EX_RAW/$cell.err" &
 	fpid=$!
+	# fio: ramp (its own start-up to first IO + RAMP), then WINDOW + 100 ms;
+	# the window below opens RAMP after the first IO, so it ends inside fio's
+	# run with fio's start-up time to spare.
 	_ex_progress
 	base=$_prog
 	for ((t = 0; t < 2000; t++)); do	# wait for IO to flow (fio start-up)

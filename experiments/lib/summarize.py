@@ -77,7 +77,15 @@ def cell_row(raw, base):
     if ios <= 0 or dt <= 0:
         raise ValueError("%s: no IO in the window" % base)
     busy = s["b_cpu_busy"] - s["a_cpu_busy"]
-    m["cpu_us_per_io"] = busy * (1e6 / USER_HZ) / ios
+    idle = s["b_cpu_idle"] - s["a_cpu_idle"]
+    # CPU time per IO = busy fraction x CPUs / IO rate. /proc/stat counts
+    # 10 ms jiffies, so busy time alone is quantized to +-1 jiffy (2-3 % of a
+    # 0.3-0.5 s window); the busy fraction is exact when the guest never
+    # idles, as in the icount boot, where this becomes guest ns (=
+    # instructions) per IO with fio's rate as the precise part.
+    ncpu = max(1, round((busy + idle) / (dt * USER_HZ)))
+    frac = busy / (busy + idle) if busy + idle else 0.0
+    m["cpu_us_per_io"] = frac * ncpu * 1e6 / m["iops"]
     m["pkts_per_io"] = (s["b_pkts"] - s["a_pkts"]) / ios
     blk = s["b_ios"] - s["a_ios"]
     if not s.get("ios_from_fio"):
@@ -85,7 +93,6 @@ def cell_row(raw, base):
             raise ValueError("%s: the block device completed no IO in the window" % base)
         m["blk_reqs_per_io"] = blk / ios
     m["window_iops"] = ios / dt
-    idle = s["b_cpu_idle"] - s["a_cpu_idle"]
     m["guest_busy_pct"] = 100.0 * busy / (busy + idle) if busy + idle else None
     m["ctxt_per_io"] = (s["b_ctxt"] - s["a_ctxt"]) / ios
     if "b_wr_send" in s and not system_is_user(base):

@@ -15,7 +15,7 @@ fio_json() {	# IOPS LAT_NS
 }
 snap() {	# IOS BUSY_JIFFIES
 	printf 'a_uptime 10.0\na_cpu_busy 100\na_cpu_idle 50\na_ctxt 0\na_ios 0\na_pkts 0\n'
-	printf 'b_uptime 11.0\nb_cpu_busy %s\nb_cpu_idle 60\nb_ctxt 2000\nb_ios %s\nb_pkts %s\n' "$((100 + $2))" "$1" "$((4 * $1))"
+	printf 'b_uptime 11.0\nb_cpu_busy %s\nb_cpu_idle %s\nb_ctxt 2000\nb_ios %s\nb_pkts %s\n' "$((100 + $2))" "$((50 + 100 - $2))" "$1" "$((4 * $1))"
 }
 # nvme-rdma, 3 runs at 9000, 10000, 11000 IOPS over a 1 s window with 45, 60,
 # 77 jiffies busy -> 50, 60, 70 us/IO; null_blk saw 2 requests per IO.
