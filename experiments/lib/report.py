@@ -2,7 +2,7 @@
 """report.py - the newest run of E01 in words and tables (markdown), for
 closing notes and the paper: generated from aggregate.csv, never typed.
 
-Usage: report.py [RESULTS_DIR]   (default results/)
+Usage: report.py [RESULTS_DIR | RUN_DIR]   (default results/: its newest run)
 Writes <run>/report.md and prints it.
 
 For each boot (icount, mttcg) and each measure (CPU time per IO, IOPS) it
@@ -35,10 +35,13 @@ def spread(r, m):
 
 def main():
     res = sys.argv[1] if len(sys.argv) > 1 else "results"
-    runs = sorted(glob.glob(os.path.join(res, "E01-baseline", "*", "")))
-    if not runs:
-        sys.exit("report: no E01-baseline run under %s" % res)
-    run = runs[-1]
+    if os.path.exists(os.path.join(res, "meta.json")):
+        run = os.path.join(res, "")		# one run's folder
+    else:
+        runs = sorted(glob.glob(os.path.join(res, "E01-baseline", "*", "")))
+        if not runs:
+            sys.exit("report: no E01-baseline run under %s" % res)
+        run = runs[-1]
     out = ["# E01-baseline: %s" % os.path.basename(os.path.dirname(run)), ""]
     for boot in ("icount", "mttcg"):
         p = os.path.join(run, boot, "aggregate.csv")
