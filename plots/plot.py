@@ -198,8 +198,8 @@ def fig_perftest(rows, out):
         if test.endswith("_bw"):
             a1.plot(xs, [num(p[1]["iops"]) / 1e3 for p in pts], "o-", label=test)
         else:
-            a2.plot(xs, [num(p[1]["lat_p50_us"]) for p in pts], "o-", label=test)
-    for a, yl in ((a1, "message rate (k msgs/s)"), (a2, "latency p50 (us)")):
+            a2.plot(xs, [num(p[1]["lat_mean_us"]) for p in pts], "o-", label=test)
+    for a, yl in ((a1, "message rate (k msgs/s)"), (a2, "mean latency (us)")):
         a.set_xscale("log", base=2)
         a.set_xlabel("message size (bytes)")
         a.set_ylabel(yl)

@@ -118,7 +118,7 @@ def perftest_rows(raw):
         with open(p) as f:
             for line in f:
                 parts = line.split()
-                if parts and parts[0] == str(size) and len(parts) >= 5:
+                if parts and parts[0] == str(size) and len(parts) >= 4:
                     nums = parts
         if not nums:
             continue
@@ -128,6 +128,10 @@ def perftest_rows(raw):
             # #bytes #iterations BW-peak BW-average MsgRate[Mpps]
             r["bw_MBps"] = float(nums[3]) * 1.048576
             r["iops"] = float(nums[4]) * 1e6
+        elif len(nums) == 4:
+            # duration mode (-D): #bytes #iterations t_avg[usec] tps
+            r["lat_mean_us"] = float(nums[2])
+            r["iops"] = float(nums[3])
         else:
             # #bytes #iter t_min t_max t_typical t_avg t_stdev 99% 99.9%
             r["lat_mean_us"] = float(nums[5])
