@@ -57,3 +57,34 @@ _wait_connected() {
 	done
 	echo "client did not connect"; cat "$1"; return 1
 }
+
+# Wall time ($EPOCHREALTIME) at which the clock of a client started now,
+# writing LOG, reads 0: the client's log lines carry "[seconds]" on its own
+# clock. Follows LOG (from the start) until the first such line appears and
+# takes the time it is seen minus its stamp: an upper bound, late by about
+# the 5 ms poll (no forks in the loop; no /dev/fd in the guest).
+_clt_clock_zero() {
+	local log=$1 part line="" seen t k fifo=/tmp/trs-poll.fifo
+	[ -p $fifo ] || mkfifo $fifo
+	exec 8<>$fifo
+	for ((k = 0; k < 2000; k++)); do
+		[ -e "$log" ] && break
+		read -r -t 0.005 -u 8 _ || true
+	done
+	exec 9<"$log"
+	for ((k = 0; k < 6000; k++)); do
+		while IFS= read -r part <&9; do
+			line+=$part
+			if [[ $line =~ ^\[\ *([0-9]+\.[0-9]+)\]\ clt\  ]]; then
+				seen=$EPOCHREALTIME t=${BASH_REMATCH[1]}
+				break 2
+			fi
+			line=""
+		done
+		line+=$part	# a line being written
+		read -r -t 0.005 -u 8 _ || true
+	done
+	exec 8<&- 9<&-
+	[ -n "${seen:-}" ] || { echo "no timestamped line in $log" >&2; return 1; }
+	awk -v s="$seen" -v t="$t" 'BEGIN { printf "%.6f\n", s - t }'
+}
