@@ -200,8 +200,10 @@ def main():
                   "date": meta["date"]})
         if r["system"] in MR_INVAL:
             r["mr"], r["inval"] = MR_INVAL[r["system"]]
-        if r["system"] in ("rnbd", "ibtrs-fio"):
-            r["policy"] = "min-inflight"	# both defaults
+        if r["system"] == "rnbd":
+            r["policy"] = "min-inflight"	# rtrs-client's default
+        elif r["system"] == "ibtrs-fio":
+            r["policy"] = "round-robin"	# libibtrs's default (E01 sets none)
     if append:
         new = not os.path.exists(append) or os.path.getsize(append) == 0
         with open(append, "a", newline="") as f:

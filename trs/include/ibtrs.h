@@ -49,7 +49,7 @@ enum ibtrs_dir {
 /** enum ibtrs_mp_policy - how a client picks the path of the next IO */
 enum ibtrs_mp_policy {
 	IBTRS_MP_ROUND_ROBIN = 0,
-	IBTRS_MP_MIN_INFLIGHT = 1,	/* default, as RTRS */
+	IBTRS_MP_MIN_INFLIGHT = 1,	/* RTRS's default */
 	IBTRS_MP_MIN_LATENCY = 2,	/* smallest heartbeat round trip */
 };
 
@@ -102,7 +102,7 @@ int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out);
  * @sessname: session name, sent to the server (required).
  * @port: server port (IBTRS_DEFAULT_PORT).
  * @cons_per_path: RDMA CM connections per path (1).
- * @policy: multipath policy (IBTRS_MP_MIN_INFLIGHT).
+ * @policy: multipath policy; the zero value, IBTRS_MP_ROUND_ROBIN, is the default.
  * @mr_mode, @inval_mode: see the enums; defaults are the safe ones.
  * @hb_interval_ms: heartbeat interval per path (500).
  * @hb_missed_max: missed heartbeats before a path is failed (3).
