@@ -181,21 +181,6 @@ static void trs_clt_process_failures(struct ibtrs_clt *clt)
 			trs_clt_path_teardown(clt->paths[i]);
 }
 
-static void trs_clt_uevent(struct trs_evsrc *src)
-{
-	struct ibtrs_clt *clt = trs_container_of(src, struct ibtrs_clt, uevent_src);
-
-	if (trs_uevent_rdma_removed(src->fd))
-		clt->dev_sync = true;
-}
-
-static void trs_clt_uevent_close(struct ibtrs_clt *clt)
-{
-	if (clt->uevent_src.fd > 0)
-		close(clt->uevent_src.fd);
-	clt->uevent_src.fd = -1;
-}
-
 static void trs_clt_tick(struct trs_evsrc *src)
 {
 	struct ibtrs_clt *clt = trs_container_of(src, struct ibtrs_clt, tick_src);
@@ -233,10 +218,7 @@ static int trs_clt_run_once(struct ibtrs_clt *clt, int timeout_ms)
 		src->handler(src);
 	}
 	trs_clt_process_failures(clt);
-	if (clt->dev_sync) {
-		clt->dev_sync = false;
-		trs_dev_sync_removed();
-	}
+	trs_devwatch_poll(&clt->devwatch);
 	trs_clt_dispatch_pending(clt);
 	return 0;
 }
@@ -286,7 +268,7 @@ static void trs_clt_free(struct ibtrs_clt *clt)
 	trs_clt_fail_pending(clt, -ECONNABORTED);
 	if (clt->tick_src.fd > 0)
 		close(clt->tick_src.fd);
-	trs_clt_uevent_close(clt);
+	trs_devwatch_close(&clt->devwatch);
 	if (clt->cm_ch)
 		rdma_destroy_event_channel(clt->cm_ch);
 	if (clt->epfd >= 0)
@@ -356,14 +338,7 @@ struct ibtrs_clt *ibtrs_clt_open(const struct ibtrs_clt_opts *opts,
 	ret = trs_epoll_add(clt->epfd, &clt->tick_src);
 	if (ret)
 		goto out_free;
-	/* Optional: without uevents, a removed device that only librdmacm
-	 * still holds open is released at a removal event or a reconnect. */
-	clt->uevent_src.handler = trs_clt_uevent;
-	clt->uevent_src.fd = trs_uevent_open();
-	if (clt->uevent_src.fd < 0)
-		trs_dbg("no kernel uevents: %s", strerror(-clt->uevent_src.fd));
-	else if (trs_epoll_add(clt->epfd, &clt->uevent_src))
-		trs_clt_uevent_close(clt);
+	trs_devwatch_open(&clt->devwatch, clt->epfd);
 
 	for (i = 0; i < npaths; i++) {
 		ret = ibtrs_clt_add_path(clt, paths[i]);

@@ -103,8 +103,8 @@ struct ibtrs_clt {
 	uint8_t uuid[TRS_UUID_LEN];
 	int epfd;
 	struct rdma_event_channel *cm_ch;
-	struct trs_evsrc cm_src, tick_src, uevent_src;
-	bool dev_sync;			/* a device went away: see dev.c */
+	struct trs_evsrc cm_src, tick_src;
+	struct trs_devwatch devwatch;
 	struct trs_clt_path *paths[IBTRS_MAX_PATHS];
 	int npaths;
 	enum ibtrs_mp_policy policy;

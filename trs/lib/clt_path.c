@@ -353,7 +353,7 @@ static void trs_clt_con_removed(struct trs_clt_con *con)
 	struct trs_clt_path *path = con->path;
 
 	con->c.removed = true;
-	path->clt->dev_sync = true;
+	path->clt->devwatch.sync = true;
 	trs_clt_path_fail(path, "RDMA device removed");
 }
 
@@ -622,8 +622,8 @@ void trs_clt_path_tick(struct trs_clt_path *path, uint64_t now)
 		if (now >= path->reconnect_at_us) {
 			trs_info("%s: path %s reconnecting (attempt %u)",
 				 clt->sessname, path->addr_str, path->attempts);
-			if (clt->uevent_src.fd < 0)
-				clt->dev_sync = true;	/* see dev.c */
+			if (clt->devwatch.src.fd < 0)
+				clt->devwatch.sync = true;	/* see dev.c */
 			trs_clt_path_connect(path);
 		}
 		break;

@@ -89,7 +89,7 @@ void trs_dev_put(struct trs_dev *dev)
  * refresh its list. rdma_get_devices() does that (and opens the contexts of
  * the devices that remain).
  */
-void trs_dev_sync_removed(void)
+static void trs_dev_sync_removed(void)
 {
 	struct ibv_context **list = rdma_get_devices(NULL);
 
@@ -98,7 +98,7 @@ void trs_dev_sync_removed(void)
 }
 
 /* A non-blocking socket on the kernel's uevents, or -errno. */
-int trs_uevent_open(void)
+static int trs_uevent_open(void)
 {
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK, .nl_groups = 1 };
 	int fd, err;
@@ -119,7 +119,7 @@ int trs_uevent_open(void)
  * Drain the uevent socket @fd. Return: true when an RDMA device or its
  * uverbs node was removed (or events were lost), false otherwise.
  */
-bool trs_uevent_rdma_removed(int fd)
+static bool trs_uevent_rdma_removed(int fd)
 {
 	struct sockaddr_nl from;
 	socklen_t flen;
@@ -148,4 +148,42 @@ bool trs_uevent_rdma_removed(int fd)
 			removed = true;
 	}
 	return removed;
+}
+
+static void trs_devwatch_event(struct trs_evsrc *src)
+{
+	struct trs_devwatch *w = trs_container_of(src, struct trs_devwatch, src);
+
+	if (trs_uevent_rdma_removed(src->fd))
+		w->sync = true;
+}
+
+/*
+ * Optional: without uevents, a removed device that only librdmacm still
+ * holds open is released at the next removal event on one of our cm_ids
+ * (or, in a client, at a reconnect attempt).
+ */
+void trs_devwatch_open(struct trs_devwatch *w, int epfd)
+{
+	w->src.handler = trs_devwatch_event;
+	w->src.fd = trs_uevent_open();
+	if (w->src.fd < 0)
+		trs_dbg("no kernel uevents: %s", strerror(-w->src.fd));
+	else if (trs_epoll_add(epfd, &w->src))
+		trs_devwatch_close(w);
+}
+
+void trs_devwatch_close(struct trs_devwatch *w)
+{
+	if (w->src.fd > 0)
+		close(w->src.fd);
+	w->src.fd = -1;
+}
+
+void trs_devwatch_poll(struct trs_devwatch *w)
+{
+	if (w->sync) {
+		w->sync = false;
+		trs_dev_sync_removed();
+	}
 }

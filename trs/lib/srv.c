@@ -342,7 +342,7 @@ static void trs_srv_listener_event(struct trs_srv_listener *l,
 	l->id = NULL;
 	l->retry_us = trs_now_us();
 	if (type == RDMA_CM_EVENT_DEVICE_REMOVAL)
-		l->ctx->dev_sync = true;
+		l->ctx->devwatch.sync = true;
 }
 
 /* The device of @con is going away: close its path (teardown releases the
@@ -350,7 +350,7 @@ static void trs_srv_listener_event(struct trs_srv_listener *l,
 static void trs_srv_con_removed(struct trs_srv_con *con)
 {
 	con->c.removed = true;
-	con->path->sess->ctx->dev_sync = true;
+	con->path->sess->ctx->devwatch.sync = true;
 	trs_srv_path_fail(con->path, "RDMA device removed");
 }
 
@@ -407,15 +407,6 @@ static void trs_srv_cm_event(struct trs_evsrc *src)
 					  rdma_event_str(type), status);
 		}
 	}
-}
-
-static void trs_srv_uevent(struct trs_evsrc *src)
-{
-	struct ibtrs_srv_ctx *ctx = trs_container_of(src, struct ibtrs_srv_ctx,
-						     uevent_src);
-
-	if (trs_uevent_rdma_removed(src->fd))
-		ctx->dev_sync = true;
 }
 
 static void trs_srv_tick(struct trs_evsrc *src)
@@ -497,8 +488,7 @@ void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx)
 		trs_srv_sess_free(sess);	/* unanswered ops are dropped */
 	if (ctx->tick_src.fd > 0)
 		close(ctx->tick_src.fd);
-	if (ctx->uevent_src.fd > 0)
-		close(ctx->uevent_src.fd);
+	trs_devwatch_close(&ctx->devwatch);
 	if (ctx->cm_ch)
 		rdma_destroy_event_channel(ctx->cm_ch);
 	if (ctx->epfd >= 0)
@@ -578,16 +568,7 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 	ret = trs_epoll_add(ctx->epfd, &ctx->tick_src);
 	if (ret)
 		goto out_close;
-	/* Optional, see dev.c: without uevents, a removed device is released
-	 * when the removal reaches one of our cm_ids (listeners included). */
-	ctx->uevent_src.handler = trs_srv_uevent;
-	ctx->uevent_src.fd = trs_uevent_open();
-	if (ctx->uevent_src.fd < 0) {
-		trs_dbg("no kernel uevents: %s", strerror(-ctx->uevent_src.fd));
-	} else if (trs_epoll_add(ctx->epfd, &ctx->uevent_src)) {
-		close(ctx->uevent_src.fd);
-		ctx->uevent_src.fd = -1;
-	}
+	trs_devwatch_open(&ctx->devwatch, ctx->epfd);
 	for (i = 0; i < opts->naddrs; i++) {
 		struct trs_srv_listener *l = &ctx->listeners[i];
 
@@ -629,10 +610,7 @@ int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
 		src->handler(src);
 	}
 	trs_srv_process_failures(ctx);
-	if (ctx->dev_sync) {
-		ctx->dev_sync = false;
-		trs_dev_sync_removed();
-	}
+	trs_devwatch_poll(&ctx->devwatch);
 	return ctx->ncalls;
 }
 

@@ -102,8 +102,8 @@ struct ibtrs_srv_ctx {
 	struct rdma_event_channel *cm_ch;
 	struct trs_srv_listener *listeners;
 	int nlisteners;
-	struct trs_evsrc cm_src, tick_src, uevent_src;
-	bool dev_sync;			/* a device went away: see dev.c */
+	struct trs_evsrc cm_src, tick_src;
+	struct trs_devwatch devwatch;
 	struct trs_srv_sess_list sessions;
 	struct trs_conn_params params;
 	uint32_t slot_size;

@@ -71,9 +71,19 @@ struct trs_dev {
 struct trs_dev *trs_dev_get(struct ibv_context *verbs);
 void trs_dev_hold(struct trs_dev *dev);
 void trs_dev_put(struct trs_dev *dev);
-void trs_dev_sync_removed(void);
-int trs_uevent_open(void);
-bool trs_uevent_rdma_removed(int fd);
+/*
+ * Device-removal watch of a client session or server context (see dev.c):
+ * @sync is set when a device went away (a removal event on one of our
+ * cm_ids, or a kernel uevent on @src); trs_devwatch_poll() then has
+ * librdmacm drop its cached contexts of removed devices.
+ */
+struct trs_devwatch {
+	struct trs_evsrc src;		/* kernel uevents; fd <= 0: none */
+	bool sync;
+};
+void trs_devwatch_open(struct trs_devwatch *w, int epfd);
+void trs_devwatch_close(struct trs_devwatch *w);
+void trs_devwatch_poll(struct trs_devwatch *w);
 
 /* con.c */
 struct trs_rx {
