@@ -8,8 +8,7 @@ Writes <run>/report.md and prints it.
 For each boot (icount, mttcg) and each measure (CPU time per IO, IOPS) it
 gives the median per system and workload, the run-to-run spread
 (max-min)/median, and whether nvme-rdma and rnbd (1 path) are separated
-beyond noise: |difference| > the larger of the two spreads' half-widths
-summed (the [min, max] ranges do not overlap).
+beyond noise: their [min, max] ranges over the runs do not overlap.
 """
 import csv, glob, os, sys
 

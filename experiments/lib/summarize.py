@@ -59,12 +59,6 @@ def fio_metrics(path):
             "lat_p50_us": p50, "lat_p99_us": p99}
 
 
-def system_is_user(base):
-    """Userspace RDMA systems: their receive WRs go straight into rxe's shared
-    queue, unseen by the kernel probes, so their WR count would be partial."""
-    return base.split("__")[0] in ("ibtrs1", "ibtrs2", "fio_rdma")
-
-
 def cell_row(raw, base):
     m = fio_metrics(os.path.join(raw, base + ".json"))
     s = read_snap(os.path.join(raw, base + ".snap"))
@@ -92,10 +86,9 @@ def cell_row(raw, base):
         if blk <= 0:
             raise ValueError("%s: the block device completed no IO in the window" % base)
         m["blk_reqs_per_io"] = blk / ios
-    m["window_iops"] = ios / dt
-    m["guest_busy_pct"] = 100.0 * busy / (busy + idle) if busy + idle else None
+    m["guest_busy_pct"] = 100.0 * frac if busy + idle else None
     m["ctxt_per_io"] = (s["b_ctxt"] - s["a_ctxt"]) / ios
-    if "b_wr_send" in s and not system_is_user(base):
+    if "b_wr_send" in s:	# guest.sh makes __wr cells for kernel systems only
         m["wr_per_io"] = ((s["b_wr_send"] - s["a_wr_send"]) +
                           (s["b_wr_recv"] - s["a_wr_recv"])) / ios
     return m

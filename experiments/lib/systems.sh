@@ -95,7 +95,7 @@ sys_rnbd2_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_RNBD2_D
 # The ibtrs fio engine (fio-engine/build/ibtrs.so) against ibnbd-serverd
 # (server/build/ibnbd-serverd) serving /dev/nullb0 on every path address.
 # ibtrs1: one path; ibtrs2: two paths (the library's default policy,
-# min-inflight). Default registration: memory windows, remote invalidation.
+# round-robin). Default registration: memory windows, remote invalidation.
 EX_IBTRS_PORT=12345	# not 1234: upstream rtrs-server listens there in the same guest
 _ibtrs_srv_pid=
 _ibtrs_srv_up() {
@@ -150,12 +150,8 @@ sys_fio_rdma_pre() {	# RW BS QD
 		--port=$EX_FIO_RDMA_PORT --rw=read --bs="$2" --iodepth="$3" --size=64g \
 		>"$EX_RAW/fio-rdma-server.log" 2>&1 &
 	_fio_rdma_srv_pid=$!
-	for ((t = 0; t < 100; t++)); do	# until it listens on the port
-		rdma res show cm_id 2>/dev/null | grep -q "LISTEN.*:$EX_FIO_RDMA_PORT" && return 0
-		kill -0 $_fio_rdma_srv_pid 2>/dev/null || break
-		sleep 0.1
-	done
-	ex_die "fio rdma server did not listen: $(tail -3 "$EX_RAW/fio-rdma-server.log")"
+	tb_wait_cm_listener $EX_FIO_RDMA_PORT ||
+		ex_die "fio rdma server did not listen: $(tail -3 "$EX_RAW/fio-rdma-server.log")"
 }
 sys_fio_rdma_fio() {	# RW BS QD
 	local verb=write
@@ -176,20 +172,3 @@ sys_fio_rdma_post() {
 # Systems with no block device under them: IOs are counted by fio, not by
 # null_blk (see ex_cell).
 EX_NOBLK_SYSTEMS="fio_rdma"
-
-# System name -> results name, and its path count.
-sys_result_name() {
-	case $1 in
-	nvme_rdma) echo nvme-rdma ;;
-	rnbd1 | rnbd2) echo rnbd ;;
-	ibtrs1 | ibtrs2) echo ibtrs-fio ;;
-	*) echo "${1//_/-}" ;;
-	esac
-}
-sys_paths() {
-	case $1 in
-	nullblk) echo "" ;;
-	rnbd2 | ibtrs2) echo 2 ;;
-	*) echo 1 ;;
-	esac
-}

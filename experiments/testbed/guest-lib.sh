@@ -43,6 +43,16 @@ tb_wait_port_active() {
 	return 1
 }
 
+# Wait (<= 10 s) until an RDMA CM listener exists on PORT; 1 if none came.
+tb_wait_cm_listener() {
+	local t
+	for ((t = 0; t < 100; t++)); do
+		rdma res show cm_id 2>/dev/null | grep -qE "LISTEN.*:$1( |$)" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Nth word of a list: tb_nth 2 "$TB_SRV_ADDRS"
 tb_nth() { echo "$2" | cut -d' ' -f"$1"; }
 

@@ -17,14 +17,7 @@ tb_require_cmd rping
 
 sent() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts" 2>/dev/null || echo 0; }
 rport=7100
-listening() {	# listening PORT: wait (<= 10 s) for an RDMA CM listener on PORT
-	local t
-	for ((t = 0; t < 100; t++)); do
-		rdma res show cm_id 2>/dev/null | grep -qE "LISTEN.*:$1( |$)" && return 0
-		sleep 0.1
-	done
-	echo "no listener on port $1 after 10 s"
-}
+listening() { tb_wait_cm_listener "$1" || echo "no listener on port $1 after 10 s"; }
 rping_once() {	# rping_once I: one short verified rping over path I
 	local srv clt rc
 	srv=$(tb_nth $1 "$TB_SRV_ADDRS") clt=$(tb_nth $1 "$TB_CLT_ADDRS")
