@@ -139,7 +139,7 @@ sys_ibtrs2_fio() { _ibtrs_fio 2; }
 # writes RDMA WRITEs; fio's rdma client must be a "write" job.
 EX_FIO_RDMA_PORT=18700
 _fio_rdma_srv_pid=
-sys_fio_rdma_up() { modprobe rdma_ucm; }
+sys_fio_rdma_up() { sys_nullblk_up; modprobe rdma_ucm; }	# null_blk: the snapshots read its counters
 sys_fio_rdma_rw() { echo write; }
 sys_fio_rdma_pre() {	# RW BS QD
 	local t
