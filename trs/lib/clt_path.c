@@ -546,7 +546,7 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 		trs_clt_path_fail(path, "runt message (%u bytes)", len);
 		return;
 	}
-	switch (le16toh(*(uint16_t *)msg)) {
+	switch (trs_get_unaligned_le16(msg)) {
 	case TRS_MSG_INFO_RSP:
 		trs_clt_info_rsp(path, msg, len);
 		break;
@@ -570,7 +570,7 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 	}
 	default:
 		trs_clt_path_fail(path, "unexpected message type %u",
-				  le16toh(*(uint16_t *)msg));
+				  trs_get_unaligned_le16(msg));
 	}
 }
 

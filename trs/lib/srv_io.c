@@ -293,7 +293,7 @@ void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 				  trs_wc_opcode_str(wc->opcode), len);
 		return;
 	}
-	type = le16toh(*(uint16_t *)msg);
+	type = trs_get_unaligned_le16(msg);
 	if (type == TRS_MSG_INFO_REQ)
 		trs_srv_info_req(path, scon, msg, len);
 	else
