@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ibnbd_clt.c - userspace IBNBD client on libibtrs (see ibnbd_clt.h).
+ *
+ * Control messages (SESS_INFO, OPEN) are IBTRS READ requests whose response
+ * lands in a small buffer; CLOSE is an IBTRS WRITE without data. They are
+ * issued synchronously: at open, at close, and when the server answers an
+ * IO with -ESTALE (it restarted and forgot the device handle), after which
+ * the IO is resubmitted with the new handle.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ibnbd_clt.h"
+
+#define IBNBD_CLT_ERR_MAX	256
+
+struct ibnbd_clt {
+	struct ibtrs_clt *trs;
+	struct ibtrs_clt_opts trs_opts;
+	char sessname[IBTRS_SESSNAME_MAX];
+	char *paths_str;		/* as given, for messages */
+	char *paths_buf;		/* split copy, paths[] point into it */
+	const char *paths[IBTRS_MAX_PATHS];
+	int npaths;
+	char *devpath;
+	struct ibnbd_clt_dev dev;
+	unsigned int qd_cap;		/* params.queue_depth */
+	unsigned int qd;		/* permits we use */
+	unsigned int inflight;		/* submitted, @done not yet run */
+	void *mem;			/* registered IO buffers */
+	/* IOs answered -ESTALE, resubmitted after a re-open */
+	struct ibnbd_clt_io **stale;
+	unsigned int nr_stale;
+	bool reopening;
+	struct ibnbd_clt_stats stats;
+	ibnbd_clt_log_fn log;
+	void *log_priv;
+	char err[IBNBD_CLT_ERR_MAX];
+};
+
+/* Message of a create() that failed before there was a handle. */
+static __thread char ibnbd_clt_create_err[IBNBD_CLT_ERR_MAX];
+
+static void __attribute__((format(printf, 2, 3)))
+ibnbd_clt_set_err(struct ibnbd_clt *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c ? c->err : ibnbd_clt_create_err, IBNBD_CLT_ERR_MAX, fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+ibnbd_clt_log(struct ibnbd_clt *c, enum ibnbd_clt_log_level lvl,
+	      const char *fmt, ...)
+{
+	char msg[IBNBD_CLT_ERR_MAX + 128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->log)
+		c->log(c->log_priv, lvl, msg);
+	else
+		fprintf(stderr, "ibnbd: %s\n", msg);
+}
+
+const char *ibnbd_clt_errmsg(const struct ibnbd_clt *c)
+{
+	return c ? c->err : ibnbd_clt_create_err;
+}
+
+const struct ibnbd_clt_dev *ibnbd_clt_dev(const struct ibnbd_clt *c)
+{
+	return &c->dev;
+}
+
+const char *ibnbd_clt_sessname(const struct ibnbd_clt *c)
+{
+	return c->sessname;
+}
+
+const char *ibnbd_clt_devpath(const struct ibnbd_clt *c)
+{
+	return c->devpath;
+}
+
+struct ibtrs_clt *ibnbd_clt_trs(const struct ibnbd_clt *c)
+{
+	return c->trs;
+}
+
+unsigned int ibnbd_clt_queue_depth(const struct ibnbd_clt *c)
+{
+	return c->qd;
+}
+
+unsigned int ibnbd_clt_inflight(const struct ibnbd_clt *c)
+{
+	return c->inflight;
+}
+
+void ibnbd_clt_get_stats(const struct ibnbd_clt *c, struct ibnbd_clt_stats *st)
+{
+	*st = c->stats;
+}
+
+int ibnbd_clt_fd(const struct ibnbd_clt *c)
+{
+	return ibtrs_clt_fd(c->trs);
+}
+
+/* ------------------------------------------------------------------ */
+/* Create / connect / destroy                                          */
+
+static int ibnbd_clt_split_paths(struct ibnbd_clt *c, const char *paths)
+{
+	char *save, *tok;
+
+	c->paths_buf = strdup(paths);
+	if (!c->paths_buf)
+		return -ENOMEM;
+	for (tok = strtok_r(c->paths_buf, ", ;", &save); tok;
+	     tok = strtok_r(NULL, ", ;", &save)) {
+		if (c->npaths >= IBTRS_MAX_PATHS)
+			return -E2BIG;
+		c->paths[c->npaths++] = tok;
+	}
+	return c->npaths ? 0 : -EINVAL;
+}
+
+static void ibnbd_clt_free(struct ibnbd_clt *c)
+{
+	free(c->stale);
+	free(c->paths_buf);
+	free(c->paths_str);
+	free(c->devpath);
+	free(c);
+}
+
+struct ibnbd_clt *ibnbd_clt_create(const struct ibnbd_clt_params *p, int *err)
+{
+	struct ibnbd_clt *c;
+	int r;
+
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		*err = -ENOMEM;
+		ibnbd_clt_set_err(NULL, "out of memory");
+		return NULL;
+	}
+	c->log = p->log;
+	c->log_priv = p->log_priv;
+	c->qd_cap = p->queue_depth;
+	c->trs_opts = p->trs;
+	snprintf(c->sessname, sizeof(c->sessname), "%s", p->sessname ? : "");
+	c->trs_opts.sessname = c->sessname;
+	c->paths_str = strdup(p->paths ? : "");
+	c->devpath = strdup(p->devpath ? : "");
+	if (!c->paths_str || !c->devpath) {
+		r = -ENOMEM;
+		ibnbd_clt_set_err(NULL, "out of memory");
+		goto out_free;
+	}
+	r = ibnbd_clt_split_paths(c, c->paths_str);
+	if (r) {
+		ibnbd_clt_set_err(NULL, "bad paths '%s' (1..%d comma separated addresses)",
+				  c->paths_str, IBTRS_MAX_PATHS);
+		goto out_free;
+	}
+	return c;
+
+out_free:
+	ibnbd_clt_free(c);
+	*err = r;
+	return NULL;
+}
+
+int ibnbd_clt_connect(struct ibnbd_clt *c)
+{
+	int err = 0;
+
+	c->trs = ibtrs_clt_open(&c->trs_opts, c->paths, c->npaths, &err);
+	if (!c->trs) {
+		const char *why = ibtrs_clt_last_error(NULL);
+
+		if (err >= 0)	/* the library must give -errno; be robust */
+			err = -ENOTCONN;
+		ibnbd_clt_set_err(c, "cannot connect to the server at %s port %u: %s%s%s",
+				  c->paths_str, c->trs_opts.port, strerror(-err),
+				  why && *why ? ": " : "", why ? why : "");
+		return err;
+	}
+	if (ibtrs_clt_max_usr_len(c->trs) < IBNBD_MAX_USR_LEN) {
+		ibnbd_clt_set_err(c, "transport user header too small (%zu < %zu)",
+				  ibtrs_clt_max_usr_len(c->trs),
+				  (size_t)IBNBD_MAX_USR_LEN);
+		return -EMSGSIZE;
+	}
+	c->qd = ibtrs_clt_queue_depth(c->trs);
+	if (c->qd_cap && c->qd_cap < c->qd)
+		c->qd = c->qd_cap;
+	c->stale = calloc(c->qd + 1, sizeof(*c->stale));
+	if (!c->stale) {
+		ibnbd_clt_set_err(c, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Control messages                                                    */
+
+struct ibnbd_clt_ctrl {
+	bool done;
+	int err;
+};
+
+static void ibnbd_clt_ctrl_conf(void *priv, int err)
+{
+	struct ibnbd_clt_ctrl *ctl = priv;
+
+	ctl->done = true;
+	ctl->err = err;
+}
+
+/* One synchronous control request whose answer lands in @rsp. */
+static int ibnbd_clt_ctrl(struct ibnbd_clt *c, enum ibtrs_dir dir,
+			  const void *msg, size_t len, void *rsp, size_t rsplen)
+{
+	struct ibnbd_clt_ctrl ctl = { 0 };
+	struct ibtrs_permit *permit;
+	struct iovec iov = { rsp, rsplen };
+	int r;
+
+	while (!(permit = ibtrs_clt_get_permit(c->trs))) {
+		r = ibtrs_clt_poll(c->trs, 100);
+		if (r < 0)
+			return r;
+	}
+	r = ibtrs_clt_request(c->trs, dir, permit, msg, len, &iov,
+			      rsp ? 1 : 0, ibnbd_clt_ctrl_conf, &ctl);
+	if (r) {
+		ibtrs_clt_put_permit(c->trs, permit);
+		return r;
+	}
+	while (!ctl.done) {
+		r = ibtrs_clt_poll(c->trs, 1000);
+		/* The library must still run our callback; keep going. */
+		if (r < 0 && !ctl.done && r != -EINTR && r != -EAGAIN)
+			ibnbd_clt_log(c, IBNBD_CLT_LOG_ERR, "%s: poll: %s",
+				      c->sessname, strerror(-r));
+	}
+	ibtrs_clt_put_permit(c->trs, permit);
+	return ctl.err;
+}
+
+static void ibnbd_clt_dev_from_rsp(struct ibnbd_clt *c,
+				   const struct ibnbd_msg_open_rsp *rsp)
+{
+	uint32_t max_discard = le32_to_cpu(rsp->max_discard_sectors);
+
+	c->dev.handle = le32_to_cpu(rsp->device_id);
+	c->dev.size = le64_to_cpu(rsp->nsectors) << IBNBD_SECTOR_SHIFT;
+	c->dev.lbs = le16_to_cpu(rsp->logical_block_size);
+	c->dev.max_io = le32_to_cpu(rsp->max_hw_sectors) << IBNBD_SECTOR_SHIFT;
+	if (c->dev.max_io > ibtrs_clt_max_io_size(c->trs))
+		c->dev.max_io = ibtrs_clt_max_io_size(c->trs);
+	c->dev.flags = le32_to_cpu(rsp->dev_flags);
+	/* Bytes in 32 bits: 2^23 sectors and more saturate. */
+	c->dev.max_discard = max_discard >= (1U << 23) ? 0xfffffe00U :
+			     max_discard << IBNBD_SECTOR_SHIFT;
+	c->dev.mode = rsp->access_mode;
+}
+
+int ibnbd_clt_dev_open(struct ibnbd_clt *c, enum ibnbd_access_mode mode)
+{
+	struct ibnbd_msg_sess_info si;
+	struct ibnbd_msg_sess_info_rsp si_rsp;
+	struct ibnbd_msg_open om;
+	struct ibnbd_msg_open_rsp *orsp;
+	int r, e;
+
+	ibnbd_init_sess_info(&si, IBNBD_PROTO_VER_MAJOR);
+	memset(&si_rsp, 0, sizeof(si_rsp));
+	r = ibnbd_clt_ctrl(c, IBTRS_READ, &si, sizeof(si), &si_rsp, sizeof(si_rsp));
+	if (r) {
+		ibnbd_clt_set_err(c, "%s: SESS_INFO failed: %s", c->sessname,
+				  strerror(-r));
+		return r;
+	}
+	if (ibnbd_validate_sess_info_rsp(&si_rsp, sizeof(si_rsp))) {
+		ibnbd_clt_set_err(c, "%s: bad SESS_INFO response from the server",
+				  c->sessname);
+		return -EPROTO;
+	}
+	c->dev.ver = ibnbd_negotiate_ver(si_rsp.ver);
+
+	r = ibnbd_init_open(&om, mode, c->devpath);
+	if (r) {
+		ibnbd_clt_set_err(c, "device path '%s' is too long or empty",
+				  c->devpath);
+		return r;
+	}
+	/* Response buffer in aligned memory of its own. */
+	orsp = calloc(1, sizeof(*orsp));
+	if (!orsp) {
+		ibnbd_clt_set_err(c, "out of memory");
+		return -ENOMEM;
+	}
+	r = ibnbd_clt_ctrl(c, IBTRS_READ, &om, sizeof(om), orsp, sizeof(*orsp));
+	if (r) {
+		ibnbd_clt_set_err(c, "%s: OPEN of '%s' failed: %s", c->sessname,
+				  c->devpath, strerror(-r));
+		goto out_free;
+	}
+	if (ibnbd_validate_open_rsp(orsp, sizeof(*orsp))) {
+		ibnbd_clt_set_err(c, "%s: malformed OPEN response", c->sessname);
+		r = -EPROTO;
+		goto out_free;
+	}
+	e = le32_to_cpu(orsp->error);
+	if (e) {
+		ibnbd_clt_set_err(c, "server refused to open '%s' (%s): %s (%s)",
+				  c->devpath, ibnbd_access_mode_name(mode),
+				  orsp->reason[0] ? orsp->reason : "no reason given",
+				  strerror(e));
+		r = -e;
+		goto out_free;
+	}
+	ibnbd_clt_dev_from_rsp(c, orsp);
+	r = 0;
+out_free:
+	free(orsp);
+	return r;
+}
+
+int ibnbd_clt_reg_mem(struct ibnbd_clt *c, void *addr, size_t len)
+{
+	int r = ibtrs_clt_reg_mem(c->trs, addr, len);
+
+	if (r) {
+		ibnbd_clt_set_err(c, "%s: cannot register IO buffers (%s)",
+				  c->sessname, strerror(-r));
+		return r;
+	}
+	c->mem = addr;
+	return 0;
+}
+
+void ibnbd_clt_destroy(struct ibnbd_clt *c)
+{
+	if (!c)
+		return;
+	if (c->trs) {
+		struct timespec t0, now;
+
+		/* Let in-flight IO finish (bounded), then say goodbye. */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (c->inflight) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - t0.tv_sec > 5)
+				break;
+			if (ibnbd_clt_poll(c, 100) < 0)
+				break;
+		}
+		if (!c->inflight && c->dev.handle &&
+		    ibtrs_clt_paths_connected(c->trs) > 0) {
+			struct ibnbd_msg_close cm;
+
+			ibnbd_init_close(&cm, c->dev.handle);
+			ibnbd_clt_ctrl(c, IBTRS_WRITE, &cm, sizeof(cm), NULL, 0);
+		}
+		if (c->mem)
+			ibtrs_clt_unreg_mem(c->trs, c->mem);
+		ibtrs_clt_close(c->trs);
+	}
+	ibnbd_clt_free(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* IO                                                                  */
+
+static void ibnbd_clt_io_conf(void *priv, int err)
+{
+	struct ibnbd_clt_io *io = priv;
+	struct ibnbd_clt *c = io->clt;
+
+	if (err == -ESTALE && io->retries < IBNBD_CLT_MAX_RETRIES) {
+		/* Server forgot our handle: re-open and resubmit later. */
+		io->retries++;
+		c->stats.stale++;
+		c->stale[c->nr_stale++] = io;
+		return;
+	}
+	ibtrs_clt_put_permit(c->trs, io->permit);
+	io->permit = NULL;
+	c->inflight--;
+	io->done(io, err);
+}
+
+static int ibnbd_clt_send(struct ibnbd_clt *c, struct ibnbd_clt_io *io)
+{
+	io->msg.device_id = cpu_to_le32(c->dev.handle);
+	return ibtrs_clt_request(c->trs, io->dir, io->permit, &io->msg,
+				 sizeof(io->msg), io->iov.iov_len ? &io->iov : NULL,
+				 io->iov.iov_len ? 1 : 0, ibnbd_clt_io_conf, io);
+}
+
+int ibnbd_clt_submit(struct ibnbd_clt *c, struct ibnbd_clt_io *io)
+{
+	uint64_t sector = io->offset >> IBNBD_SECTOR_SHIFT;
+	uint32_t len = io->len;
+	int r;
+
+	if (c->inflight >= c->qd)
+		return -EBUSY;
+	io->clt = c;
+	io->iov.iov_base = io->buf;
+	io->iov.iov_len = 0;
+	io->retries = 0;
+	switch (io->op) {
+	case IBNBD_OP_READ:
+		io->dir = IBTRS_READ;
+		io->iov.iov_len = len;
+		break;
+	case IBNBD_OP_WRITE:
+		io->dir = IBTRS_WRITE;
+		io->iov.iov_len = len;
+		break;
+	case IBNBD_OP_FLUSH:
+		sector = 0;
+		len = 0;
+		io->dir = IBTRS_WRITE;
+		break;
+	default:
+		io->dir = IBTRS_WRITE;
+		break;
+	}
+	if (len && ((io->offset | len) & (c->dev.lbs - 1))) {
+		ibnbd_clt_set_err(c, "IO at %llu len %u is not aligned to the device's %u-byte blocks",
+				  (unsigned long long)io->offset, len, c->dev.lbs);
+		return -EINVAL;
+	}
+	ibnbd_init_io(&io->msg, c->dev.handle, sector, io->op | io->flags, len, 0);
+
+	io->permit = ibtrs_clt_get_permit(c->trs);
+	if (!io->permit)
+		return -EBUSY;
+	r = ibnbd_clt_send(c, io);
+	if (r) {
+		ibtrs_clt_put_permit(c->trs, io->permit);
+		io->permit = NULL;
+		if (r != -EAGAIN && r != -EBUSY)
+			ibnbd_clt_set_err(c, "%s: request rejected: %s (%s)",
+					  c->sessname, strerror(-r),
+					  ibtrs_clt_last_error(c->trs));
+		return r;
+	}
+	c->inflight++;
+	return 0;
+}
+
+/*
+ * The server lost our handle (restart): open again, resubmit the IOs.
+ * Their permits are given back first (all permits may be held by them, and
+ * the OPEN needs one); they stay counted in c->inflight meanwhile.
+ */
+static void ibnbd_clt_handle_stale(struct ibnbd_clt *c)
+{
+	unsigned int i, n = c->nr_stale;
+	struct ibnbd_clt_io *ios[n ? n : 1];
+	int r;
+
+	if (!n || c->reopening)
+		return;
+	memcpy(ios, c->stale, n * sizeof(*ios));
+	c->nr_stale = 0;
+	for (i = 0; i < n; i++) {
+		ibtrs_clt_put_permit(c->trs, ios[i]->permit);
+		ios[i]->permit = NULL;
+	}
+	/*
+	 * Re-open only if an IO failed with the handle we hold now; IOs sent
+	 * with an older handle (in flight during an earlier re-open) are just
+	 * resubmitted with the current one. Opening again in this session
+	 * would be refused: the device is already ours.
+	 */
+	r = 0;
+	for (i = 0; i < n; i++)
+		if (le32_to_cpu(ios[i]->msg.device_id) == c->dev.handle)
+			break;
+	if (i < n) {
+		c->reopening = true;
+		ibnbd_clt_log(c, IBNBD_CLT_LOG_INFO,
+			      "%s: server lost device handle %#x (restarted?), re-opening %s",
+			      c->sessname, c->dev.handle, c->devpath);
+		/*
+		 * After a reconnect the server may not have noticed yet that
+		 * our previous session is gone, and it still holds our rw
+		 * claim: retry EBUSY for a while (10 s) before giving up.
+		 */
+		for (i = 0; i < 20; i++) {
+			r = ibnbd_clt_dev_open(c, c->dev.mode);
+			if (r != -EBUSY)
+				break;
+			ibnbd_clt_poll(c, 500);
+		}
+		if (r)
+			ibnbd_clt_log(c, IBNBD_CLT_LOG_ERR, "%s", c->err);
+		else
+			c->stats.reopens++;
+		c->reopening = false;
+	}
+	for (i = 0; i < n; i++) {
+		struct ibnbd_clt_io *io = ios[i];
+		int e = r;
+
+		if (!e) {
+			io->permit = ibtrs_clt_get_permit(c->trs);
+			e = io->permit ? ibnbd_clt_send(c, io) : -EBUSY;
+		}
+		if (e) {
+			if (io->permit)
+				ibtrs_clt_put_permit(c->trs, io->permit);
+			io->permit = NULL;
+			c->inflight--;
+			io->done(io, e);
+		}
+	}
+}
+
+int ibnbd_clt_poll(struct ibnbd_clt *c, int timeout_ms)
+{
+	int r = ibtrs_clt_poll(c->trs, timeout_ms);
+
+	ibnbd_clt_handle_stale(c);
+	return r;
+}

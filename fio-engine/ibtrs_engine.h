@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ibtrs_engine.h - what the fio glue (ibtrs_engine.c) and the option table
+ * (ibtrs_opts.c) of the fio ioengine "ibtrs" share. Includes fio's headers:
+ * not for ibnbd_clt.c, which knows nothing of fio.
+ */
+#ifndef FIO_IBTRS_ENGINE_H
+#define FIO_IBTRS_ENGINE_H
+
+#include "fio.h"
+#include "optgroup.h"
+
+/*
+ * fio's os.h defines cpu_to_le16() & co. as macros; the IBNBD wire header
+ * (through proto_compat.h) defines them as inline functions. fio's headers
+ * are done with them by now, so drop the macros before including ours.
+ */
+#undef cpu_to_le16
+#undef cpu_to_le32
+#undef cpu_to_le64
+#undef le16_to_cpu
+#undef le32_to_cpu
+#undef le64_to_cpu
+#include "ibnbd_clt.h"
+
+struct fio_ibtrs_options {
+	void *pad;	/* an option's off1 must not be 0 */
+	char *paths;
+	unsigned int port;
+	char *devpath;
+	char *access_mode;
+	char *sessname;
+	char *mp_policy;
+	unsigned int cons_per_path;
+	unsigned int queue_depth;
+	int ctrl_loss_tmo;
+	char *mr_mode;
+	char *inval_mode;
+	unsigned int busy_poll;
+	unsigned int hb_interval_ms;
+	unsigned int connect_timeout_ms;
+	unsigned int fua;
+};
+
+/* ibtrs_opts.c */
+extern struct fio_option fio_ibtrs_options[];
+int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
+			 const char *sessname);
+int fio_ibtrs_access_mode(struct thread_data *td, enum ibnbd_access_mode *mode);
+void fio_ibtrs_make_sessname(struct thread_data *td, char *buf, size_t len);
+
+#endif /* FIO_IBTRS_ENGINE_H */
