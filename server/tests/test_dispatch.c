@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_dispatch.c - the daemon's request handling without RDMA: includes
- * ibnbd_serverd.c, stubs the few libibtrs calls it makes, and feeds
- * srv_rdma_ev()/srv_link_ev() good and malformed requests. Backend IO is
+ * test_dispatch.c - the daemon's request handling without RDMA: links the
+ * daemon's units (srv_sess.c, srv_io.c, srv_stats.c, srv_log.c; no main),
+ * stubs the few libibtrs calls they make, and feeds srv_rdma_ev() and
+ * srv_link_ev() good and malformed requests. Backend IO is
  * real (io_uring on a file in /tmp). Checks that every request is answered
  * exactly once with the right status, and that bad input never reaches
  * memory outside the request's own buffer (ASan + guard bytes).
  */
-#define main ibnbd_serverd_main
-#include "../src/ibnbd_serverd.c"
-#undef main
-
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include "srvd.h"
 
 #include "test.h"
 
@@ -48,29 +52,6 @@ int ibtrs_srv_sess_paths(const struct ibtrs_srv_sess *sess)
 	(void)sess;
 	return 1;
 }
-void ibtrs_set_log(ibtrs_log_fn fn, enum ibtrs_log_level max_level)
-{
-	(void)fn;
-	(void)max_level;
-}
-int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out)
-{
-	(void)s;
-	*out = IBTRS_INVAL_REMOTE;
-	return 0;
-}
-struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
-				     const struct ibtrs_srv_ops *ops,
-				     void *ctx_priv, int *err)
-{
-	(void)opts, (void)ops, (void)ctx_priv;
-	*err = -ENOSYS;
-	return NULL;
-}
-void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx) { (void)ctx; }
-int ibtrs_srv_fd(const struct ibtrs_srv_ctx *ctx) { (void)ctx; return -1; }
-int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int t) { (void)ctx, (void)t; return 0; }
-
 /* ---- fixture ------------------------------------------------------ */
 
 #define CHUNK	(128 * 1024)
@@ -94,7 +75,8 @@ static void setup(void)
 	char p[128];
 	int fd;
 
-	log_max = getenv("TEST_VERBOSE") ? SRV_LOG_DEBUG : SRV_LOG_ERR;
+	srv_log_setup(getenv("TEST_VERBOSE") ? SRV_LOG_DEBUG : SRV_LOG_ERR,
+		      false);
 	snprintf(troot, sizeof(troot), "/tmp/ibnbd-disp-XXXXXX");
 	if (!mkdtemp(troot))
 		exit(2);

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * srv_io.c - backend IO of ibnbd-serverd: an IO request is checked against
+ * its device, queued to the daemon's one io_uring against the session's
+ * chunk memory, and answered with ibtrs_srv_resp() when its completion is
+ * reaped, so a slow device never stalls the others.
+ */
+#include <errno.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "srvd.h"
+
+/* Answer and free a finished IO. */
+static void srv_io_respond(struct srvd *d, struct srv_io *io)
+{
+	struct srv_sess_dev *sd = io->sd;
+	struct srv_sess *s = sd->sess;
+	int ret;
+
+	if (io->bounce) {
+		if (!io->res && io->opcode == IBNBD_OP_READ)
+			memcpy(io->data, io->bounce, io->len);
+		free(io->bounce);
+	}
+	srv_stats_account(d, sd, io);
+	if (io->res)
+		srv_dbg("sess %s: %s on %s failed: %s", s->name,
+			ibnbd_op_name(io->opcode), sd->path, strerror(-io->res));
+	/* Answered even when the session is gone: the library waits for it. */
+	ret = ibtrs_srv_resp(io->op, io->res,
+			     io->opcode == IBNBD_OP_READ && !io->res ? io->len : 0);
+	if (ret && !s->dead)
+		srv_wrn("sess %s: ibtrs_srv_resp: %s", s->name, strerror(-ret));
+	sd->inflight--;
+	s->inflight--;
+	d->inflight--;
+	if (sd->closing && !sd->inflight)
+		srv_sd_reap_closing(s);
+	free(io);
+	if (s->dead && !s->inflight)
+		srv_sess_destroy(d, s);
+}
+
+static void srv_io_done(struct srvd *d, struct srv_io *io)
+{
+	if (d->in_poll) {
+		io->next = NULL;
+		*d->deferred_tail = io;
+		d->deferred_tail = &io->next;
+		return;
+	}
+	srv_io_respond(d, io);
+}
+
+void srv_flush_deferred(struct srvd *d)
+{
+	struct srv_io *io;
+
+	while ((io = d->deferred)) {
+		d->deferred = io->next;
+		if (!d->deferred)
+			d->deferred_tail = &d->deferred;
+		srv_io_respond(d, io);
+	}
+}
+
+#define SRV_AUX_TAG	1UL	/* user_data low bit: pre/post flush CQE */
+
+void srv_reap(struct srvd *d)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n = 0;
+
+	io_uring_for_each_cqe(&d->ring, head, cqe) {
+		uintptr_t ud = (uintptr_t)io_uring_cqe_get_data(cqe);
+		struct srv_io *io = (struct srv_io *)(ud & ~SRV_AUX_TAG);
+		int res = cqe->res;
+
+		n++;
+		if (!(ud & SRV_AUX_TAG) && res >= 0) {
+			/* The main op: READ/WRITE must move every byte. */
+			if ((io->opcode == IBNBD_OP_READ ||
+			     io->opcode == IBNBD_OP_WRITE) &&
+			    (uint32_t)res != io->len)
+				res = -EIO;
+			else
+				res = 0;
+		} else if (res > 0) {
+			res = 0;
+		}
+		if (res < 0 && (!io->res || io->res == -ECANCELED))
+			io->res = res;
+		if (--io->pending == 0)
+			srv_io_done(d, io);
+	}
+	io_uring_cq_advance(&d->ring, n);
+}
+
+static struct io_uring_sqe *srv_get_sqe(struct srvd *d)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+
+	while (!sqe) {
+		/* SQ full: hand the batch to the kernel and try again. */
+		int r = io_uring_submit(&d->ring);
+
+		if (r < 0 && r != -EAGAIN && r != -EBUSY && r != -EINTR)
+			return NULL;
+		if (r <= 0)
+			srv_reap(d);
+		sqe = io_uring_get_sqe(&d->ring);
+	}
+	return sqe;
+}
+
+int srv_handle_io(struct srvd *d, struct srv_sess *s,
+			 struct ibtrs_srv_op *op, enum ibtrs_dir dir,
+			 void *data, size_t datalen, const void *usr,
+			 size_t usrlen)
+{
+	const struct ibnbd_msg_io *m = usr;
+	struct io_uring_sqe *sqe, *pre = NULL, *post = NULL;
+	struct srv_sess_dev *sd;
+	struct srv_io *io;
+	uint32_t rw, flags;
+	uint64_t off;
+	void *buf;
+	int ret;
+
+	ret = ibnbd_validate_io(usr, usrlen, dir == IBTRS_WRITE, datalen);
+	if (ret)
+		return ret;
+	sd = srv_sd_lookup(s, le32_to_cpu(m->device_id));
+	if (!sd)
+		return -ESTALE;
+	ret = ibnbd_check_io_limits(m, &sd->lim);
+	if (ret) {
+		sd->st.errors++;
+		s->st.errors++;
+		d->total.errors++;
+		srv_dbg("sess %s: %s on %s refused: %s", s->name,
+			ibnbd_op_name(le32_to_cpu(m->rw)), sd->path,
+			strerror(-ret));
+		return ret;
+	}
+	io = calloc(1, sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	rw = le32_to_cpu(m->rw);
+	flags = rw & ~IBNBD_OP_MASK;
+	io->sd = sd;
+	io->op = op;
+	io->opcode = rw & IBNBD_OP_MASK;
+	io->len = le32_to_cpu(m->bi_size);
+	io->data = data;
+	off = le64_to_cpu(m->sector) << IBNBD_SECTOR_SHIFT;
+	buf = data;
+
+	if ((io->opcode == IBNBD_OP_READ || io->opcode == IBNBD_OP_WRITE) &&
+	    !sd->buffered && ((uintptr_t)data & (sd->geom.lbs - 1))) {
+		/* O_DIRECT needs aligned memory; the chunk is not. */
+		if (posix_memalign(&io->bounce, 4096, io->len)) {
+			free(io);
+			return -ENOMEM;
+		}
+		if (io->opcode == IBNBD_OP_WRITE)
+			memcpy(io->bounce, data, io->len);
+		buf = io->bounce;
+	}
+
+	if (io->opcode == IBNBD_OP_DISCARD && sd->is_blk) {
+		/* No async discard in io_uring on 6.1: BLKDISCARD inline. */
+		uint64_t range[2] = { off, io->len };
+
+		io->res = ioctl(sd->fd, BLKDISCARD, range) ? -errno : 0;
+		sd->inflight++;
+		s->inflight++;
+		d->inflight++;
+		srv_io_respond(d, io);
+		return 0;
+	}
+
+	if (flags & IBNBD_F_PREFLUSH) {
+		pre = srv_get_sqe(d);
+		if (!pre)
+			goto no_sqe;
+		io_uring_prep_fsync(pre, sd->fd, IORING_FSYNC_DATASYNC);
+		pre->flags |= IOSQE_IO_LINK;
+		io_uring_sqe_set_data(pre, (void *)((uintptr_t)io | SRV_AUX_TAG));
+		io->pending++;
+	}
+	sqe = srv_get_sqe(d);
+	if (!sqe)
+		goto no_sqe;
+	switch (io->opcode) {
+	case IBNBD_OP_READ:
+		io_uring_prep_read(sqe, sd->fd, buf, io->len, off);
+		break;
+	case IBNBD_OP_WRITE:
+		io_uring_prep_write(sqe, sd->fd, buf, io->len, off);
+		if (flags & IBNBD_F_FUA)
+			sqe->rw_flags = RWF_DSYNC;
+		break;
+	case IBNBD_OP_FLUSH:
+		io_uring_prep_fsync(sqe, sd->fd, IORING_FSYNC_DATASYNC);
+		break;
+	case IBNBD_OP_DISCARD:
+		io_uring_prep_fallocate(sqe, sd->fd,
+					FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					off, io->len);
+		break;
+	case IBNBD_OP_WRITE_ZEROES:
+		io_uring_prep_fallocate(sqe, sd->fd,
+					FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+					off, io->len);
+		if (flags & IBNBD_F_FUA) {
+			sqe->flags |= IOSQE_IO_LINK;
+			post = srv_get_sqe(d);
+			if (!post)
+				goto no_sqe;
+			io_uring_prep_fsync(post, sd->fd, IORING_FSYNC_DATASYNC);
+			io_uring_sqe_set_data(post,
+					      (void *)((uintptr_t)io | SRV_AUX_TAG));
+			io->pending++;
+		}
+		break;
+	}
+	io_uring_sqe_set_data(sqe, io);
+	io->pending++;
+	sd->inflight++;
+	s->inflight++;
+	d->inflight++;
+	return 0;
+
+no_sqe:
+	/* Only when io_uring_submit fails hard; already-prepped SQEs are nops. */
+	if (pre)
+		io_uring_prep_nop(pre), io_uring_sqe_set_data(pre, NULL);
+	srv_err("sess %s: io_uring has no free SQE", s->name);
+	free(io->bounce);
+	free(io);
+	return -EAGAIN;
+}
