@@ -117,7 +117,10 @@ int trs_permit_get(struct trs_permit_pool *p);		/* id or -EAGAIN */
 int trs_permit_put(struct trs_permit_pool *p, __u32 id); /* -EINVAL, -EALREADY */
 bool trs_permit_is_held(const struct trs_permit_pool *p, __u32 id);
 
-/* mp.c - values equal enum ibtrs_mp_policy */
+/* mp.c - path selection. Single-threaded: the caller serializes calls per
+ * session and owns the cursor; the kernel wraps it (per-CPU round-robin
+ * cursors, per-CPU/atomic inflight counts, the latency average updated
+ * under the path's lock). Values equal enum ibtrs_mp_policy. */
 enum trs_mp_policy {
 	TRS_MP_ROUND_ROBIN = 0,
 	TRS_MP_MIN_INFLIGHT = 1,
@@ -125,15 +128,35 @@ enum trs_mp_policy {
 	TRS_MP_MAX,
 };
 #define TRS_MP_MAX_PATHS	64
+/* IO latency average: fixed point (microseconds << TRS_MP_LAT_FRAC),
+ * weight of a new sample 1 / 2^TRS_MP_LAT_WEIGHT. min-latency treats scores
+ * within 1 / 2^TRS_MP_LAT_BAND_SHIFT of the best as equal. */
+#define TRS_MP_LAT_FRAC		4
+#define TRS_MP_LAT_WEIGHT	3
+#define TRS_MP_LAT_BAND_SHIFT	3
+#define TRS_MP_LAT_AGE_SHIFT	6
 struct trs_mp_path {
 	bool usable;		/* connected and not being torn down */
 	__u32 inflight;
-	__u64 latency_us;	/* last heartbeat RTT, 0 = not measured yet */
+	__u64 lat_ewma;		/* trs_mp_lat_sample(), 0 = not measured yet */
 };
 /* Index of the chosen path, or -ENOTCONN when none is usable; paths whose
- * bit is set in @skip are not considered. */
+ * bit is set in @skip are not considered. min-latency picks the smallest
+ * lat_ewma * (inflight + 1), ties (within the band) in turn from @rr_cursor;
+ * an unmeasured path scores 0 and is tried first. */
 int trs_mp_select(int policy, const struct trs_mp_path *paths, int n,
 		  __u32 *rr_cursor, __u64 skip);
+/* Fold one IO's post-to-completion latency into a path's average. */
+void trs_mp_lat_sample(__u64 *ewma, __u64 sample_us);
+/* Decay by 1 / 2^TRS_MP_LAT_AGE_SHIFT the average of a path that has
+ * nothing in flight, once per sample taken on another path: a path that
+ * looked slow (one noisy sample, a past hiccup) is tried again after a few
+ * dozen IOs instead of never. Never reaches 0. */
+void trs_mp_lat_age(__u64 *ewma);
+static inline __u64 trs_mp_lat_us(__u64 ewma)
+{
+	return ewma >> TRS_MP_LAT_FRAC;
+}
 
 /* backoff.c */
 /* Reconnect delay of attempt @attempt (0-based): min*2^attempt capped at

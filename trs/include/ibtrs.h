@@ -50,7 +50,7 @@ enum ibtrs_dir {
 enum ibtrs_mp_policy {
 	IBTRS_MP_ROUND_ROBIN = 0,
 	IBTRS_MP_MIN_INFLIGHT = 1,	/* RTRS's default */
-	IBTRS_MP_MIN_LATENCY = 2,	/* smallest heartbeat round trip */
+	IBTRS_MP_MIN_LATENCY = 2,	/* smallest IO latency average x load */
 };
 
 /**
@@ -220,6 +220,7 @@ struct ibtrs_path_stats {
 	uint64_t failovers;	/* IOs moved off this path when it failed */
 	uint64_t reconnects;
 	uint64_t hb_sent, hb_rtt_us;	/* last heartbeat round trip */
+	uint64_t lat_us;	/* IO completion latency average (min-latency) */
 	unsigned int inflight;
 };
 

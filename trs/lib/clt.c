@@ -89,6 +89,21 @@ static void trs_clt_complete(struct trs_clt_req *req, int status)
 	req->conf(req->priv, status);
 }
 
+/* min-latency: a completion on @path is measured, idle paths age (mp.c). */
+static void trs_clt_lat_sample(struct ibtrs_clt *clt, struct trs_clt_path *path,
+			       uint64_t us)
+{
+	int i;
+
+	trs_mp_lat_sample(&path->lat_ewma, us);
+	for (i = 0; i < clt->npaths; i++) {
+		struct trs_clt_path *p = clt->paths[i];
+
+		if (p != path && p->state == IBTRS_PATH_CONNECTED && !p->inflight)
+			trs_mp_lat_age(&p->lat_ewma);
+	}
+}
+
 /* Drop one of the IO's outstanding events; the last one completes it. */
 void trs_clt_req_done_ref(struct trs_clt_req *req)
 {
@@ -99,6 +114,7 @@ void trs_clt_req_done_ref(struct trs_clt_req *req)
 		return;
 	TAILQ_REMOVE(&path->inflight_list, req, link);
 	path->inflight--;
+	trs_clt_lat_sample(clt, path, trs_now_us() - req->post_us);
 	trs_clt_req_unmap(req);
 	req->path = NULL;
 	req->con = NULL;
@@ -141,7 +157,7 @@ static void trs_clt_build_mp(struct ibtrs_clt *clt, struct trs_mp_path *mp)
 
 		mp[i].usable = p->state == IBTRS_PATH_CONNECTED && !p->fail_pending;
 		mp[i].inflight = p->inflight;
-		mp[i].latency_us = p->st.hb_rtt_us;
+		mp[i].lat_ewma = p->lat_ewma;
 	}
 }
 
@@ -181,6 +197,17 @@ static void trs_clt_process_failures(struct ibtrs_clt *clt)
 			trs_clt_path_teardown(clt->paths[i]);
 }
 
+/* A path that is not connected forgets its latency average: after a
+ * reconnect it is measured afresh (and, unmeasured, tried first). */
+static void trs_clt_lat_tick(struct ibtrs_clt *clt)
+{
+	int i;
+
+	for (i = 0; i < clt->npaths; i++)
+		if (clt->paths[i]->state != IBTRS_PATH_CONNECTED)
+			clt->paths[i]->lat_ewma = 0;
+}
+
 static void trs_clt_tick(struct trs_evsrc *src)
 {
 	struct ibtrs_clt *clt = trs_container_of(src, struct ibtrs_clt, tick_src);
@@ -190,6 +217,7 @@ static void trs_clt_tick(struct trs_evsrc *src)
 	trs_fd_drain(src->fd);
 	for (i = 0; i < clt->npaths; i++)
 		trs_clt_path_tick(clt->paths[i], now);
+	trs_clt_lat_tick(clt);
 	if (clt->all_down_since_us && clt->opts.ctrl_loss_tmo_ms >= 0 &&
 	    !ibtrs_clt_paths_connected(clt) &&
 	    now - clt->all_down_since_us > clt->opts.ctrl_loss_tmo_ms * 1000ULL) {
@@ -569,6 +597,7 @@ int ibtrs_clt_get_stats(const struct ibtrs_clt *clt, struct ibtrs_clt_stats *st)
 			 p->addr_str);
 		st->path[i].state = p->state;
 		st->path[i].inflight = p->inflight;
+		st->path[i].lat_us = trs_mp_lat_us(p->lat_ewma);
 	}
 	st->queued_no_path = clt->queued_no_path;
 	st->failed_no_path = clt->failed_no_path;

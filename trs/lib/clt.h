@@ -48,6 +48,7 @@ struct trs_clt_req {
 	struct ibv_mr *io_mr;		/* per-IO registration (fallback) */
 	uint64_t seq;
 	uint64_t start_us;
+	uint64_t post_us;		/* posted on its path (latency sample) */
 	TAILQ_ENTRY(trs_clt_req) link;	/* pending queue or path inflight */
 };
 TAILQ_HEAD(trs_req_list, trs_clt_req);
@@ -90,6 +91,7 @@ struct trs_clt_path {
 	uint32_t pool_rkey;
 	struct trs_req_list inflight_list;
 	unsigned int inflight;
+	__u64 lat_ewma;		/* min-latency: IO latency average (mp.c) */
 	/* heartbeat */
 	uint64_t last_rx_us, hb_next_us, hb_sent_us;
 	uint16_t hb_seq;

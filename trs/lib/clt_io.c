@@ -128,6 +128,7 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	req->path = path;
 	req->con = con;
 	req->refs = 2;		/* send completion + server response */
+	req->post_us = trs_now_us();
 	req->rsp_pending = true;
 	req->status = 0;
 	TAILQ_INSERT_TAIL(&path->inflight_list, req, link);
