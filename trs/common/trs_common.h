@@ -163,4 +163,130 @@ static inline __u64 trs_mp_lat_us(__u64 ewma)
  * max, plus uniform jitter in [0, 50%] drawn from @rnd. */
 __u32 trs_backoff_ms(__u32 attempt, __u32 min_ms, __u32 max_ms, __u32 rnd);
 
+/*
+ * hb.c - heartbeat and liveness of one path, the same state machine on
+ * both sides. Times are microseconds of a monotonic clock passed in by the
+ * caller (no clock calls here); a time before the last event (a clock read
+ * earlier than the event it is compared with) counts as "no time passed".
+ * Single-threaded: the caller serializes calls per path.
+ */
+
+/**
+ * struct trs_hb - heartbeat state of a path.
+ * @interval_us: a heartbeat is sent every @interval_us.
+ * @missed_max: the path is dead after @missed_max intervals of silence.
+ * @last_rx_us: when the last completion was received (any counts as life).
+ * @next_send_us: when the next heartbeat is due.
+ * @sent_at_us: when heartbeat @seq was sent.
+ * @seq: sequence of the last heartbeat sent (16 bits: the immediate's id).
+ * @ack_pending: heartbeat @seq has not been acknowledged yet.
+ */
+struct trs_hb {
+	__u64 interval_us;
+	__u32 missed_max;
+	__u64 last_rx_us;
+	__u64 next_send_us;
+	__u64 sent_at_us;
+	__u16 seq;
+	bool ack_pending;
+};
+
+/* Start (or restart after a reconnect): alive at @now, first heartbeat due
+ * at once. @seq continues, so a late ack of an old heartbeat is stale. */
+void trs_hb_start(struct trs_hb *hb, __u32 interval_ms, __u32 missed_max,
+		  __u64 now);
+/* Something was received at @now. */
+void trs_hb_on_rx(struct trs_hb *hb, __u64 now);
+/* Microseconds of silence at @now (0 if @now is before the last receive). */
+__u64 trs_hb_idle_us(const struct trs_hb *hb, __u64 now);
+/* Silence allowed before the path is failed: interval * missed_max. */
+__u64 trs_hb_timeout_us(const struct trs_hb *hb);
+/* Nothing received for longer than trs_hb_timeout_us(). */
+bool trs_hb_timed_out(const struct trs_hb *hb, __u64 now);
+/*
+ * trs_hb_due() - is a heartbeat due at @now? If so the state advances (new
+ * sequence, sent at @now, next one an interval later) and *seq is the
+ * sequence to send (TRS_IMM_HB|seq); the caller posts it.
+ */
+bool trs_hb_due(struct trs_hb *hb, __u64 now, __u16 *seq);
+/*
+ * trs_hb_on_ack() - an HB_ACK for @seq arrived at @now. Returns 0 and the
+ * round trip in *rtt_us for the outstanding heartbeat, -ENOENT for any other
+ * sequence or a duplicate (stale: ignore it).
+ */
+int trs_hb_on_ack(struct trs_hb *hb, __u16 seq, __u64 now, __u64 *rtt_us);
+
+/*
+ * rx.c - the receive prologue both sides run on a receive completion before
+ * dispatching it: completion status, opcode, immediate, byte_len bounds and
+ * the message type. The verbs layer (ibv_wc in userspace, ib_wc in the
+ * kernel) fills a struct trs_rx_wc; state checks (has the path joined?)
+ * stay with the caller.
+ */
+enum trs_rx_op {
+	TRS_RX_OP_RECV,		/* a SEND (with imm or inv) was received */
+	TRS_RX_OP_RECV_RDMA_IMM, /* an RDMA_WRITE_WITH_IMM landed */
+	TRS_RX_OP_OTHER,	/* anything else: never valid on a receive */
+};
+
+/**
+ * struct trs_rx_wc - what the protocol checks of a receive completion.
+ * @ok: the completion status is success.
+ * @op: &enum trs_rx_op.
+ * @with_imm: immediate data present (@imm, host order).
+ * @with_inv: the peer invalidated @inv_rkey (SEND_WITH_INV).
+ * @byte_len: bytes received (for RECV: the message in the receive buffer).
+ */
+struct trs_rx_wc {
+	bool ok;
+	__u8 op;
+	bool with_imm;
+	bool with_inv;
+	__u32 imm;
+	__u32 inv_rkey;
+	__u32 byte_len;
+};
+
+/**
+ * enum trs_rx_kind - what a valid receive is.
+ * @TRS_RX_HB: a heartbeat; answer HB_ACK with the same id.
+ * @TRS_RX_HB_ACK: acknowledges heartbeat @id.
+ * @TRS_RX_IO_REQ: (server) chunk @id holds a new request.
+ * @TRS_RX_IO_RSP: (client) request @id completed with @status; @inv: the
+ *	server invalidated @inv_rkey (a SEND_WITH_INV answer).
+ * @TRS_RX_MSG: a message with payload, @msg_type, @len bytes in the buffer
+ *	(copy it out before reposting the receive).
+ */
+enum trs_rx_kind {
+	TRS_RX_HB,
+	TRS_RX_HB_ACK,
+	TRS_RX_IO_REQ,
+	TRS_RX_IO_RSP,
+	TRS_RX_MSG,
+};
+
+struct trs_rx_msg {
+	enum trs_rx_kind kind;
+	__u32 id;
+	int status;
+	bool inv;
+	__u32 inv_rkey;
+	__u16 msg_type;
+	__u32 len;
+};
+
+/*
+ * trs_rx_decode_srv/_clt() - validate a receive completion (@wc) and the
+ * receive buffer @buf (TRS_MAX_RECV_MSG bytes) against @queue_depth (0
+ * before the session is sized: no chunk id is valid). 0 and *out filled,
+ * or -errno with *why naming the rule; the caller then fails the path.
+ * A failed completion (!@wc->ok) returns -EIO.
+ */
+int trs_rx_decode_srv(const struct trs_rx_wc *wc, const void *buf,
+		      __u32 queue_depth, struct trs_rx_msg *out,
+		      const char **why);
+int trs_rx_decode_clt(const struct trs_rx_wc *wc, const void *buf,
+		      __u32 queue_depth, struct trs_rx_msg *out,
+		      const char **why);
+
 #endif /* TRS_COMMON_H */

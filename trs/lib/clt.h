@@ -92,9 +92,7 @@ struct trs_clt_path {
 	struct trs_req_list inflight_list;
 	unsigned int inflight;
 	__u64 lat_ewma;		/* min-latency: IO latency average (mp.c) */
-	/* heartbeat */
-	uint64_t last_rx_us, hb_next_us, hb_sent_us;
-	uint16_t hb_seq;
+	struct trs_hb hb;	/* heartbeat and liveness (common/hb.c) */
 	struct trs_cqe hb_cqe;
 	struct ibtrs_path_stats st;
 };

@@ -10,14 +10,6 @@
 
 #include "clt.h"
 
-/*
- * Receive completions of a SEND_WITH_INV. Linux rxe (6.1) reports the
- * kernel's IB_WC_WITH_INVALIDATE bit (1 << 2) to userspace, where that bit
- * is IBV_WC_IP_CSUM_OK; the checksum flag never applies to an RC receive, so
- * either bit means "invalidated", and invalidated_rkey is then checked.
- */
-#define TRS_WC_WITH_INV	(IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK)
-
 static int trs_parse_ip(const char *s, uint16_t port, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
@@ -439,8 +431,8 @@ static void trs_clt_info_rsp(struct trs_clt_path *path, const void *buf,
 		path->st.reconnects++;
 	path->attempts = 0;
 	path->state = IBTRS_PATH_CONNECTED;
-	path->last_rx_us = trs_now_us();
-	path->hb_next_us = path->last_rx_us;
+	trs_hb_start(&path->hb, clt->opts.hb_interval_ms, clt->opts.hb_missed_max,
+		     trs_now_us());
 	clt->all_down_since_us = 0;
 	clt->loss_expired = false;
 	trs_info("%s: path %s connected (%u connection%s, %s)", clt->sessname,
@@ -497,88 +489,48 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 	struct trs_clt_path *path = ccon->path;
 	struct ibtrs_clt *clt = path->clt;
 	uint8_t msg[TRS_MAX_RECV_MSG];
-	uint32_t len = wc->byte_len;
+	struct trs_rx_msg m;
+	uint64_t now;
+	__u64 rtt;
 	const char *why = "";
-	int err;
 
-	if (wc->status != IBV_WC_SUCCESS) {
-		trs_clt_path_fail(path, "receive failed: %s",
-				  ibv_wc_status_str(wc->status));
+	if (trs_con_rx_begin(con, rx, wc, false, clt->have_params ? clt->qd : 0,
+			     &m, msg, &why)) {
+		trs_clt_path_fail(path, "bad receive: %s", why);
 		return;
 	}
-	if (len > sizeof(msg)) {
-		trs_clt_path_fail(path, "received %u bytes, more than a message", len);
-		return;
-	}
-	memcpy(msg, rx->buf, len);
-	err = trs_con_post_recv(con, rx);
-	if (err) {
-		trs_clt_path_fail(path, "reposting receive: %s", strerror(-err));
-		return;
-	}
-	path->last_rx_us = trs_now_us();
-
-	if (wc->wc_flags & IBV_WC_WITH_IMM) {
-		uint32_t imm = ntohl(wc->imm_data), type, id;
-		int st;
-
-		if (trs_imm_decode_clt(imm, clt->have_params ? clt->qd : 0, &type,
-				       &id, &st, &why)) {
-			trs_clt_path_fail(path, "bad immediate 0x%08x: %s", imm, why);
-			return;
-		}
-		if (type == TRS_IMM_HB) {
-			if (trs_con_post_send_imm(&path->cons[0].c,
-						  trs_to_imm(TRS_IMM_HB_ACK, id, 0),
-						  &path->hb_cqe))
-				trs_clt_path_fail(path, "cannot answer heartbeat");
-		} else if (type == TRS_IMM_HB_ACK) {
-			if (id == path->hb_seq)
-				path->st.hb_rtt_us = path->last_rx_us - path->hb_sent_us;
-		} else if (path->state != IBTRS_PATH_CONNECTED) {
+	now = trs_now_us();
+	trs_hb_on_rx(&path->hb, now);
+	switch (m.kind) {
+	case TRS_RX_HB:
+		if (trs_con_post_send_imm(&path->cons[0].c,
+					  trs_to_imm(TRS_IMM_HB_ACK, m.id, 0),
+					  &path->hb_cqe))
+			trs_clt_path_fail(path, "cannot answer heartbeat");
+		break;
+	case TRS_RX_HB_ACK:
+		if (!trs_hb_on_ack(&path->hb, (uint16_t)m.id, now, &rtt))
+			path->st.hb_rtt_us = rtt;
+		break;
+	case TRS_RX_IO_RSP:
+		if (path->state != IBTRS_PATH_CONNECTED) {
 			trs_clt_path_fail(path, "IO response before the path joined");
-		} else {
-			trs_clt_io_rsp(path, id, st, false, 0);
+			break;
 		}
-		return;
-	}
-	if (len < 2) {
-		trs_clt_path_fail(path, "runt message (%u bytes)", len);
-		return;
-	}
-	switch (trs_get_unaligned_le16(msg)) {
-	case TRS_MSG_INFO_RSP:
-		trs_clt_info_rsp(path, msg, len);
+		trs_clt_io_rsp(path, m.id, m.status, m.inv, m.inv_rkey);
 		break;
-	case TRS_MSG_IO_RSP: {
-		struct trs_io_rsp_info r;
-
-		if (path->state != IBTRS_PATH_CONNECTED ||
-		    trs_io_rsp_decode(msg, len, clt->qd, &r, &why)) {
-			trs_clt_path_fail(path, "bad IO_RSP: %s", why);
-			return;
-		}
-		if (!!(wc->wc_flags & TRS_WC_WITH_INV) !=
-		    !!(r.flags & TRS_RSP_F_INVALIDATED)) {
-			trs_clt_path_fail(path, "IO_RSP invalidation flag mismatch "
-					  "(wc_flags 0x%x)", wc->wc_flags);
-			return;
-		}
-		trs_clt_io_rsp(path, r.chunk_id, r.status,
-			       wc->wc_flags & TRS_WC_WITH_INV, wc->invalidated_rkey);
+	case TRS_RX_MSG:	/* INFO_RSP, the only other valid message */
+		trs_clt_info_rsp(path, msg, m.len);
 		break;
-	}
 	default:
-		trs_clt_path_fail(path, "unexpected message type %u",
-				  trs_get_unaligned_le16(msg));
+		trs_clt_path_fail(path, "unexpected receive kind %d", m.kind);
 	}
 }
 
 void trs_clt_path_tick(struct trs_clt_path *path, uint64_t now)
 {
 	struct ibtrs_clt *clt = path->clt;
-	uint64_t hb_tmo = (uint64_t)clt->opts.hb_interval_ms *
-			  clt->opts.hb_missed_max * 1000;
+	uint16_t seq;
 
 	if (path->fail_pending)
 		return;
@@ -600,18 +552,15 @@ void trs_clt_path_tick(struct trs_clt_path *path, uint64_t now)
 		}
 		break;
 	case IBTRS_PATH_CONNECTED:
-		if (now - path->last_rx_us > hb_tmo) {
+		if (trs_hb_timed_out(&path->hb, now)) {
 			trs_clt_path_fail(path, "heartbeat timeout: nothing received "
 					  "for %llu ms", (unsigned long long)
-					  (now - path->last_rx_us) / 1000);
+					  trs_hb_idle_us(&path->hb, now) / 1000);
 			break;
 		}
-		if (now >= path->hb_next_us) {
-			path->hb_seq++;
-			path->hb_sent_us = now;
-			path->hb_next_us = now + clt->opts.hb_interval_ms * 1000ULL;
+		if (trs_hb_due(&path->hb, now, &seq)) {
 			if (trs_con_post_send_imm(&path->cons[0].c,
-						  trs_to_imm(TRS_IMM_HB, path->hb_seq, 0),
+						  trs_to_imm(TRS_IMM_HB, seq, 0),
 						  &path->hb_cqe))
 				trs_clt_path_fail(path, "cannot post heartbeat");
 			else

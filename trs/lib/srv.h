@@ -69,8 +69,7 @@ struct trs_srv_path {
 	char addr[64];
 	struct trs_dev *dev;	/* held for pool_mr; all cons use it */
 	struct ibv_mr *pool_mr;
-	uint64_t last_rx_us, hb_next_us;
-	uint16_t hb_seq;
+	struct trs_hb hb;	/* heartbeat and liveness (common/hb.c) */
 	struct trs_cqe hb_cqe;
 	TAILQ_ENTRY(trs_srv_path) link;
 };

@@ -221,7 +221,8 @@ static void trs_srv_info_req(struct trs_srv_path *path, struct trs_srv_con *con,
 	}
 	path->joined = true;
 	path->hb_cqe.done = trs_srv_hb_done;
-	path->hb_next_us = trs_now_us();
+	trs_hb_start(&path->hb, ctx->opts.hb_interval_ms, ctx->opts.hb_missed_max,
+		     trs_now_us());
 	if (!sess->named) {
 		snprintf(sess->name, sizeof(sess->name), "%s", name);
 		sess->named = true;
@@ -242,91 +243,62 @@ void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 	struct trs_srv_path *path = scon->path;
 	struct ibtrs_srv_ctx *ctx = path->sess->ctx;
 	uint8_t msg[TRS_MAX_RECV_MSG];
-	uint32_t len = wc->byte_len, type, id;
+	struct trs_rx_msg m;
 	const char *why = "";
-	int err;
 
-	if (wc->status != IBV_WC_SUCCESS) {
-		trs_srv_path_fail(path, "receive failed: %s",
-				  ibv_wc_status_str(wc->status));
+	if (trs_con_rx_begin(con, rx, wc, true, ctx->params.queue_depth, &m, msg,
+			     &why)) {
+		trs_srv_path_fail(path, "bad receive: %s (%s, %u bytes)", why,
+				  trs_wc_opcode_str(wc->opcode), wc->byte_len);
 		return;
 	}
-	if (wc->opcode == IBV_WC_RECV && len > sizeof(msg)) {
-		trs_srv_path_fail(path, "message of %u bytes too long", len);
-		return;
-	}
-	if (wc->opcode == IBV_WC_RECV)
-		memcpy(msg, rx->buf, len);
-	err = trs_con_post_recv(con, rx);
-	if (err) {
-		trs_srv_path_fail(path, "reposting receive: %s", strerror(-err));
-		return;
-	}
-	path->last_rx_us = trs_now_us();
-	if (wc->wc_flags & IBV_WC_WITH_IMM) {
-		uint32_t imm = ntohl(wc->imm_data);
-
-		if (trs_imm_decode_srv(imm, ctx->params.queue_depth, &type, &id, &why)) {
-			trs_srv_path_fail(path, "bad immediate 0x%08x: %s", imm, why);
-			return;
+	trs_hb_on_rx(&path->hb, trs_now_us());
+	switch (m.kind) {
+	case TRS_RX_HB:
+		if (trs_con_post_send_imm(&path->cons[0].c,
+					  trs_to_imm(TRS_IMM_HB_ACK, m.id, 0),
+					  &path->hb_cqe))
+			trs_srv_path_fail(path, "cannot answer heartbeat");
+		break;
+	case TRS_RX_HB_ACK:	/* only life; the server keeps no RTT */
+		break;
+	case TRS_RX_IO_REQ:
+		if (!path->joined) {
+			trs_srv_path_fail(path, "IO request before the path joined");
+			break;
 		}
-		if (type == TRS_IMM_HB) {
-			if (trs_con_post_send_imm(&path->cons[0].c,
-						  trs_to_imm(TRS_IMM_HB_ACK, id, 0),
-						  &path->hb_cqe))
-				trs_srv_path_fail(path, "cannot answer heartbeat");
-			return;
-		}
-		if (type == TRS_IMM_HB_ACK)
-			return;
-		if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM || !path->joined) {
-			trs_srv_path_fail(path, "IO request %s",
-					  path->joined ? "not an RDMA write" :
-					  "before the path joined");
-			return;
-		}
-		trs_srv_io_req(path, scon, id);
-		return;
+		trs_srv_io_req(path, scon, m.id);
+		break;
+	case TRS_RX_MSG:	/* INFO_REQ, the only valid message */
+		trs_srv_info_req(path, scon, msg, m.len);
+		break;
+	default:
+		trs_srv_path_fail(path, "unexpected receive kind %d", m.kind);
 	}
-	if (wc->opcode != IBV_WC_RECV || len < 2) {
-		trs_srv_path_fail(path, "unexpected completion %s of %u bytes",
-				  trs_wc_opcode_str(wc->opcode), len);
-		return;
-	}
-	type = trs_get_unaligned_le16(msg);
-	if (type == TRS_MSG_INFO_REQ)
-		trs_srv_info_req(path, scon, msg, len);
-	else
-		trs_srv_path_fail(path, "unexpected message type %u (%s)", type,
-				  trs_msg_type_str((int)type));
 }
 
 void trs_srv_path_tick(struct trs_srv_path *path, uint64_t now)
 {
-	struct ibtrs_srv_ctx *ctx = path->sess->ctx;
-	uint64_t tmo = (uint64_t)ctx->opts.hb_interval_ms * ctx->opts.hb_missed_max * 1000;
+	uint64_t tmo = trs_hb_timeout_us(&path->hb);
+	uint16_t seq;
 
 	if (path->fail_pending)
 		return;
 	if (!path->joined) {
 		/* a connection that never joins is dropped as well */
-		if (now - path->last_rx_us > tmo + 10000000ULL)
+		if (trs_hb_idle_us(&path->hb, now) > tmo + 10000000ULL)
 			trs_srv_path_fail(path, "did not join within %llu ms",
 					  (unsigned long long)(tmo / 1000 + 10000));
 		return;
 	}
-	if (now - path->last_rx_us > tmo) {
+	if (trs_hb_timed_out(&path->hb, now)) {
 		trs_srv_path_fail(path, "heartbeat timeout: nothing received for "
 				  "%llu ms", (unsigned long long)
-				  (now - path->last_rx_us) / 1000);
+				  trs_hb_idle_us(&path->hb, now) / 1000);
 		return;
 	}
-	if (now >= path->hb_next_us) {
-		path->hb_seq++;
-		path->hb_next_us = now + ctx->opts.hb_interval_ms * 1000ULL;
-		if (trs_con_post_send_imm(&path->cons[0].c,
-					  trs_to_imm(TRS_IMM_HB, path->hb_seq, 0),
-					  &path->hb_cqe))
-			trs_srv_path_fail(path, "cannot post heartbeat");
-	}
+	if (trs_hb_due(&path->hb, now, &seq) &&
+	    trs_con_post_send_imm(&path->cons[0].c, trs_to_imm(TRS_IMM_HB, seq, 0),
+				  &path->hb_cqe))
+		trs_srv_path_fail(path, "cannot post heartbeat");
 }

@@ -139,6 +139,9 @@ int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
 			  struct trs_cqe *cqe);
 int trs_con_post_ctrl(struct trs_con *con, uint32_t len);
 void trs_con_poll(struct trs_con *con);
+int trs_con_rx_begin(struct trs_con *con, struct trs_rx *rx,
+		     const struct ibv_wc *wc, bool server, __u32 queue_depth,
+		     struct trs_rx_msg *m, void *msg, const char **why);
 const char *trs_wc_opcode_str(enum ibv_wc_opcode op);
 
 #endif /* TRS_LIB_H */
