@@ -130,7 +130,7 @@ int trs_conn_params_check(const struct trs_conn_params *p, const char **why)
 		return trs_fail(why, "hdr_area out of range", -EINVAL);
 	if (p->max_usr_len > p->hdr_area - sizeof(struct trs_msg_io_req))
 		return trs_fail(why, "max_usr_len exceeds header area", -EINVAL);
-	if (p->flags & ~TRS_SRV_F_REKEY)
+	if (p->flags)	/* none defined yet */
 		return trs_fail(why, "unknown server flags", -EINVAL);
 	return 0;
 }
@@ -256,7 +256,7 @@ int trs_info_rsp_decode(const void *buf, __u32 len,
 	if (out->pool_addr + span < out->pool_addr)
 		return trs_fail(why, "INFO_RSP pool wraps the address space",
 				-EPROTO);
-	if (out->flags & ~TRS_SRV_F_REKEY)
+	if (out->flags)	/* none defined yet */
 		return trs_fail(why, "INFO_RSP unknown flags", -EPROTO);
 	return 0;
 }

@@ -269,7 +269,8 @@ struct ibtrs_srv_ops {
  * @queue_depth: chunks per session (128); @chunk_size: bytes per chunk,
  *	power of two (128 KiB). max_io_size = chunk_size; the user header and
  *	transport trailer travel in a separate area of the chunk pool.
- * @inval_mode: chunk re-keying (IBTRS_INVAL_REMOTE: a new rkey per IO).
+ * @inval_mode: ignored: not implemented (server chunks are not re-keyed per
+ *	IO; see PROTOCOL.md section 5).
  * @hb_interval_ms/@hb_missed_max: as the client.
  */
 struct ibtrs_srv_opts {

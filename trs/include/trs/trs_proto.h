@@ -124,8 +124,10 @@ TRS_ASSERT_OFFSET(struct trs_msg_conn_req, path_uuid, 32);
 TRS_STATIC_ASSERT(sizeof(struct trs_msg_conn_req) <= TRS_CONN_PRIV_MAX,
 		  "conn_req exceeds the RDMA CM private data limit");
 
-/* Flags of trs_msg_conn_rsp.flags and trs_msg_info_rsp.flags */
-#define TRS_SRV_F_REKEY		(1U << 0)	/* chunk rkey changes per IO */
+/*
+ * trs_msg_conn_rsp.flags and trs_msg_info_rsp.flags: no flag is defined yet
+ * (reserved, must be 0; a receiver rejects any bit set).
+ */
 
 /**
  * struct trs_msg_conn_rsp - server's accept (or reject) private data.
@@ -138,7 +140,7 @@ TRS_STATIC_ASSERT(sizeof(struct trs_msg_conn_req) <= TRS_CONN_PRIV_MAX,
  * @max_usr_len: largest user header the server accepts.
  * @hdr_area: bytes of the header area after each chunk's data area; the
  *	pool's slot stride is @chunk_size + @hdr_area.
- * @flags: TRS_SRV_F_*.
+ * @flags: reserved, 0.
  * @reserved: zero.
  */
 struct trs_msg_conn_rsp {
@@ -181,7 +183,7 @@ TRS_ASSERT_SIZE(struct trs_msg_info_req, 72);
  * @slot_size: stride of the pool: chunk_size + hdr_area.
  * @pool_addr: remote address of chunk 0 (slot i at pool_addr + i*slot_size).
  * @pool_rkey: rkey of the pool on this path (REMOTE_WRITE only).
- * @flags: TRS_SRV_F_*.
+ * @flags: reserved, 0.
  */
 struct trs_msg_info_rsp {
 	__le16	type;

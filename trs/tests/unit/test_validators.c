@@ -128,6 +128,8 @@ static void p_chunk_small(struct trs_conn_params *p) { p->chunk_size = 2048; }
 static void p_usr_big(struct trs_conn_params *p) { p->max_usr_len = TRS_HDR_AREA; }
 static void p_hdr_small(struct trs_conn_params *p) { p->hdr_area = 16; p->max_usr_len = 0; }
 static void p_flags(struct trs_conn_params *p) { p->flags = 0x100; }
+/* bit 0 was a re-keying flag once; every server flag is reserved now */
+static void p_flags_bit0(struct trs_conn_params *p) { p->flags = 1; }
 static void p_major(struct trs_conn_params *p) { p->ver_major = 9; }
 static void p_minor(struct trs_conn_params *p) { p->ver_minor = TRS_PROTO_VER_MINOR + 1; }
 
@@ -207,6 +209,9 @@ static int info_rsp_cases(void)
 	trs_info_rsp_encode(&m, &bad);
 	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
 	bad = in; bad.flags = 0x8;
+	trs_info_rsp_encode(&m, &bad);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
+	bad = in; bad.flags = 1;
 	trs_info_rsp_encode(&m, &bad);
 	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
 	trs_info_rsp_encode(&m, &in);
@@ -330,6 +335,7 @@ int main(void)
 	URUN_NAMED("conn_rsp_rej_usr_big", conn_rsp_case(p_usr_big, -EPROTO));
 	URUN_NAMED("conn_rsp_rej_hdr_small", conn_rsp_case(p_hdr_small, -EPROTO));
 	URUN_NAMED("conn_rsp_rej_flags", conn_rsp_case(p_flags, -EPROTO));
+	URUN_NAMED("conn_rsp_rej_flags_bit0", conn_rsp_case(p_flags_bit0, -EPROTO));
 	URUN_NAMED("conn_rsp_rej_major", conn_rsp_case(p_major, -EPROTO));
 	URUN_NAMED("conn_rsp_rej_minor_newer", conn_rsp_case(p_minor, -EPROTO));
 	URUN(conn_rsp_short);
