@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * permit.c - permit (server chunk) allocator: a bitmap the caller owns.
- * Single-threaded by contract (one handle, one thread), so no atomics.
+ *
+ * NOT thread-safe: plain loads and stores, no atomics, no lock. The
+ * userspace library calls it from the one thread that polls the session
+ * handle. The kernel client gets and puts permits from many CPUs at once
+ * (blk-mq queue_rq and completion context) and must wrap it: either a
+ * spinlock around trs_permit_get()/trs_permit_put(), or, as RTRS does, a
+ * concurrent allocator (sbitmap_queue, or test_and_set_bit()/clear_bit()
+ * on the same bitmap layout) with this file as the reference semantics
+ * (ids 0..depth-1, -EAGAIN when all are held, double put is -EALREADY).
  */
 #include "trs_common.h"
 

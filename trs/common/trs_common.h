@@ -103,7 +103,7 @@ int trs_imm_decode_srv(__u32 imm, __u32 queue_depth, __u32 *type_out,
 int trs_imm_decode_clt(__u32 imm, __u32 queue_depth, __u32 *type_out,
 		       __u32 *id_out, int *err_out, const char **why);
 
-/* permit.c */
+/* permit.c - single-threaded; the kernel wraps it (see permit.c) */
 #define TRS_BITMAP_WORDS(n)	(((n) + 63) / 64)
 struct trs_permit_pool {
 	__u64 *map;	/* caller-provided, TRS_BITMAP_WORDS(depth) words */
