@@ -13,7 +13,7 @@ PKGS=(
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64
 	busybox-static cpio kmod iproute2
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev rdmacm-utils
-	perftest fio nvme-cli liburing-dev
+	perftest fio nvme-cli liburing-dev sparse
 	gnuplot python3-matplotlib
 )
 # Upstream RNBD/RTRS baseline is built from this source tarball.

@@ -14,6 +14,48 @@
 #include "trs/trs_imm.h"
 #include "trs/ibnbd_proto.h"
 
+/* Heartbeat timing and the receive prologue, as a kernel path would use them. */
+static int __init trs_protocheck_hb_rx(void)
+{
+	struct trs_rx_wc wc = { .ok = true, .op = TRS_RX_OP_RECV_RDMA_IMM,
+				.with_imm = true };
+	struct trs_rx_msg m;
+	struct trs_hb hb = { 0 };
+	const char *why = NULL;
+	__u64 rtt = 0;
+	__u16 seq = 0;
+
+	trs_hb_start(&hb, 500, 3, 1000000);
+	if (!trs_hb_due(&hb, 1000000, &seq) ||
+	    trs_hb_on_ack(&hb, seq, 1000250, &rtt) || rtt != 250 ||
+	    trs_hb_timed_out(&hb, 2500000) || !trs_hb_timed_out(&hb, 2500001)) {
+		pr_err("trs_protocheck: heartbeat state machine failed\n");
+		return -EINVAL;
+	}
+	wc.imm = trs_to_imm(TRS_IMM_IO_REQ, 7, 0);
+	if (trs_rx_decode_srv(&wc, NULL, 128, &m, &why) ||
+	    m.kind != TRS_RX_IO_REQ || m.id != 7) {
+		pr_err("trs_protocheck: receive prologue failed: %s\n",
+		       why ? why : "?");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* An IBNBD IO message (ibnbd_proto.c) encoded and validated. */
+static int __init trs_protocheck_ibnbd(void)
+{
+	struct ibnbd_msg_io io;
+
+	ibnbd_init_io(&io, 3, 8, IBNBD_OP_READ, 4096, 0);
+	if (ibnbd_msg_type(&io, sizeof(io)) != IBNBD_MSG_IO ||
+	    le32_to_cpu(io.device_id) != 3) {
+		pr_err("trs_protocheck: IBNBD IO message round trip failed\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int __init trs_protocheck_init(void)
 {
 	struct trs_msg_conn_req req;
@@ -38,6 +80,8 @@ static int __init trs_protocheck_init(void)
 		pr_err("trs_protocheck: conn req round trip failed: %s\n", why ? why : "?");
 		return -EINVAL;
 	}
+	if (trs_protocheck_hb_rx() || trs_protocheck_ibnbd())
+		return -EINVAL;
 	pr_info("trs_protocheck: wire format and common logic OK\n");
 	return 0;
 }
