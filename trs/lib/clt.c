@@ -234,17 +234,10 @@ static void trs_clt_tick(struct trs_evsrc *src)
 
 static int trs_clt_run_once(struct ibtrs_clt *clt, int timeout_ms)
 {
-	struct epoll_event evs[32];
-	int n, i;
+	int err = trs_epoll_dispatch(clt->epfd, timeout_ms);
 
-	n = epoll_wait(clt->epfd, evs, 32, timeout_ms);
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	for (i = 0; i < n; i++) {
-		struct trs_evsrc *src = evs[i].data.ptr;
-
-		src->handler(src);
-	}
+	if (err)
+		return err;
 	trs_clt_process_failures(clt);
 	trs_devwatch_poll(&clt->devwatch);
 	trs_clt_dispatch_pending(clt);

@@ -352,22 +352,15 @@ static void trs_clt_con_removed(struct trs_clt_con *con)
 void trs_clt_cm_event(struct trs_evsrc *src)
 {
 	struct ibtrs_clt *clt = trs_container_of(src, struct ibtrs_clt, cm_src);
-	struct rdma_cm_event *ev;
+	struct trs_cm_ev ev;
 
-	while (!rdma_get_cm_event(clt->cm_ch, &ev)) {
-		struct trs_clt_con *con = ev->id->context;
-		enum rdma_cm_event_type type = ev->event;
-		int status = ev->status;
-		uint8_t pdata[TRS_CONN_PRIV_MAX + 8];
-		uint8_t plen = 0;
+	while (trs_cm_event_next(clt->cm_ch, &ev)) {
+		struct trs_clt_con *con = ev.id->context;
+		enum rdma_cm_event_type type = ev.type;
+		int status = ev.status;
+		uint8_t *pdata = ev.pdata;
+		uint8_t plen = ev.plen;
 
-		if (ev->param.conn.private_data && ev->param.conn.private_data_len) {
-			plen = ev->param.conn.private_data_len;
-			if (plen > sizeof(pdata))
-				plen = sizeof(pdata);
-			memcpy(pdata, ev->param.conn.private_data, plen);
-		}
-		rdma_ack_cm_event(ev);	/* before any rdma_destroy_id() */
 		if (!con)
 			continue;
 		if (type == RDMA_CM_EVENT_DEVICE_REMOVAL) {

@@ -295,6 +295,27 @@ int trs_con_rx_begin(struct trs_con *con, struct trs_rx *rx,
 	return err;
 }
 
+/* Next event of @ch, copied and acked; false when there is none. */
+bool trs_cm_event_next(struct rdma_event_channel *ch, struct trs_cm_ev *ev)
+{
+	struct rdma_cm_event *e;
+
+	if (rdma_get_cm_event(ch, &e))
+		return false;
+	ev->id = e->id;
+	ev->type = e->event;
+	ev->status = e->status;
+	ev->plen = 0;
+	if (e->param.conn.private_data && e->param.conn.private_data_len) {
+		ev->plen = e->param.conn.private_data_len;
+		if (ev->plen > sizeof(ev->pdata))
+			ev->plen = sizeof(ev->pdata);
+		memcpy(ev->pdata, e->param.conn.private_data, ev->plen);
+	}
+	rdma_ack_cm_event(e);
+	return true;
+}
+
 const char *trs_wc_opcode_str(enum ibv_wc_opcode op)
 {
 	switch (op) {

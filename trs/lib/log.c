@@ -102,6 +102,27 @@ void trs_epoll_del(int epfd, struct trs_evsrc *src)
 	epoll_ctl(epfd, EPOLL_CTL_DEL, src->fd, NULL);
 }
 
+/*
+ * One round of a handle's event loop: wait up to @timeout_ms for its epoll
+ * fd and run the handler of every ready source. Returns 0 (also on EINTR)
+ * or -errno.
+ */
+int trs_epoll_dispatch(int epfd, int timeout_ms)
+{
+	struct epoll_event evs[32];
+	int n, i;
+
+	n = epoll_wait(epfd, evs, 32, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (i = 0; i < n; i++) {
+		struct trs_evsrc *src = evs[i].data.ptr;
+
+		src->handler(src);
+	}
+	return 0;
+}
+
 int trs_timerfd_create(unsigned int period_ms)
 {
 	struct itimerspec its = {

@@ -359,27 +359,19 @@ static void trs_srv_con_removed(struct trs_srv_con *con)
 static void trs_srv_cm_event(struct trs_evsrc *src)
 {
 	struct ibtrs_srv_ctx *ctx = trs_container_of(src, struct ibtrs_srv_ctx, cm_src);
-	struct rdma_cm_event *ev;
+	struct trs_cm_ev ev;
 
-	while (!rdma_get_cm_event(ctx->cm_ch, &ev)) {
-		enum rdma_cm_event_type type = ev->event;
-		struct rdma_cm_id *id = ev->id;
+	while (trs_cm_event_next(ctx->cm_ch, &ev)) {
+		enum rdma_cm_event_type type = ev.type;
+		struct rdma_cm_id *id = ev.id;
 		struct trs_srv_idctx *ictx = id->context;
 		struct trs_srv_con *con;
-		int status = ev->status;
-		uint8_t pdata[TRS_CONN_PRIV_MAX + 8];
-		uint8_t plen = 0;
+		int status = ev.status;
 
-		if (ev->param.conn.private_data && ev->param.conn.private_data_len) {
-			plen = ev->param.conn.private_data_len;
-			if (plen > sizeof(pdata))
-				plen = sizeof(pdata);
-			memcpy(pdata, ev->param.conn.private_data, plen);
-		}
-		rdma_ack_cm_event(ev);	/* before any rdma_destroy_id() */
 		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
 			id->context = NULL;	/* inherited from the listener */
-			trs_srv_connect_request(ctx, id, plen ? pdata : NULL, plen);
+			trs_srv_connect_request(ctx, id, ev.plen ? ev.pdata : NULL,
+						ev.plen);
 			continue;
 		}
 		if (!ictx) {
@@ -599,18 +591,12 @@ int ibtrs_srv_fd(const struct ibtrs_srv_ctx *ctx)
 
 int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
 {
-	struct epoll_event evs[32];
-	int n, i;
+	int err;
 
 	ctx->ncalls = 0;
-	n = epoll_wait(ctx->epfd, evs, 32, timeout_ms);
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	for (i = 0; i < n; i++) {
-		struct trs_evsrc *src = evs[i].data.ptr;
-
-		src->handler(src);
-	}
+	err = trs_epoll_dispatch(ctx->epfd, timeout_ms);
+	if (err)
+		return err;
 	trs_srv_process_failures(ctx);
 	trs_devwatch_poll(&ctx->devwatch);
 	return ctx->ncalls;

@@ -56,6 +56,7 @@ struct trs_evsrc {
 
 int trs_epoll_add(int epfd, struct trs_evsrc *src);
 void trs_epoll_del(int epfd, struct trs_evsrc *src);
+int trs_epoll_dispatch(int epfd, int timeout_ms);
 int trs_timerfd_create(unsigned int period_ms);
 void trs_fd_drain(int fd);
 
@@ -139,6 +140,19 @@ int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
 			  struct trs_cqe *cqe);
 int trs_con_post_ctrl(struct trs_con *con, uint32_t len);
 void trs_con_poll(struct trs_con *con);
+/*
+ * An RDMA CM event copied out of librdmacm and already acked (so that the
+ * handler may destroy its cm_id): the private data is kept, cut to the
+ * protocol's limit plus a little.
+ */
+struct trs_cm_ev {
+	struct rdma_cm_id *id;
+	enum rdma_cm_event_type type;
+	int status;
+	uint8_t plen;		/* 0: no private data */
+	uint8_t pdata[TRS_CONN_PRIV_MAX + 8];
+};
+bool trs_cm_event_next(struct rdma_event_channel *ch, struct trs_cm_ev *ev);
 int trs_con_rx_begin(struct trs_con *con, struct trs_rx *rx,
 		     const struct ibv_wc *wc, bool server, __u32 queue_depth,
 		     struct trs_rx_msg *m, void *msg, const char **why);
