@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trs_common.h - pure IBTRS protocol logic shared by the userspace library
- * and the kernel modules: message encode/decode with validation, the permit
- * allocator, multipath selection and reconnect backoff. No allocation, no
- * I/O, no libc: callers pass buffers in and get 0 / -errno back. Every
+ * and the kernel modules: message encode/decode with validation, the receive
+ * prologue, the heartbeat state machine, the permit allocator, multipath
+ * selection and reconnect backoff. No allocation, no I/O, no clock, no libc:
+ * callers pass buffers and times (in us) in and get 0 / -errno back. Every
  * decoder sets *why to a static string naming the violated rule.
  */
 #ifndef TRS_COMMON_H
