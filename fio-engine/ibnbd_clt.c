@@ -31,11 +31,15 @@ struct ibnbd_clt {
 	struct ibnbd_clt_dev dev;
 	unsigned int qd_cap;		/* params.queue_depth */
 	unsigned int qd;		/* permits we use */
-	unsigned int inflight;		/* submitted, @done not yet run */
+	unsigned int inflight;		/* IOs submitted, @done not yet run */
+	unsigned int used;		/* permits held by IO parts (<= qd) */
+	/* IOs with parts not sent yet, in submission order */
+	struct ibnbd_clt_io *wait_head, *wait_tail;
+	/* parts answered -ESTALE, waiting for the re-open */
+	struct ibnbd_clt_part *stale;
+	/* parts to send again (after the re-open), before any waiting IO */
+	struct ibnbd_clt_part *resend_head, *resend_tail;
 	void *mem;			/* registered IO buffers */
-	/* IOs answered -ESTALE, resubmitted after a re-open */
-	struct ibnbd_clt_io **stale;
-	unsigned int nr_stale;
 	bool reopening;
 	struct ibnbd_clt_stats stats;
 	ibnbd_clt_log_fn log;
@@ -138,7 +142,6 @@ static int ibnbd_clt_split_paths(struct ibnbd_clt *c, const char *paths)
 
 static void ibnbd_clt_free(struct ibnbd_clt *c)
 {
-	free(c->stale);
 	free(c->paths_buf);
 	free(c->paths_str);
 	free(c->devpath);
@@ -207,11 +210,6 @@ int ibnbd_clt_connect(struct ibnbd_clt *c)
 	c->qd = ibtrs_clt_queue_depth(c->trs);
 	if (c->qd_cap && c->qd_cap < c->qd)
 		c->qd = c->qd_cap;
-	c->stale = calloc(c->qd + 1, sizeof(*c->stale));
-	if (!c->stale) {
-		ibnbd_clt_set_err(c, "out of memory");
-		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -262,6 +260,12 @@ static int ibnbd_clt_ctrl(struct ibnbd_clt *c, enum ibtrs_dir dir,
 	return ctl.err;
 }
 
+/* Sectors to bytes in 32 bits: 2^23 sectors and more saturate. */
+static uint32_t ibnbd_clt_sat_bytes(uint32_t sectors)
+{
+	return sectors >= (1U << 23) ? 0xfffffe00U : sectors << IBNBD_SECTOR_SHIFT;
+}
+
 static void ibnbd_clt_dev_from_rsp(struct ibnbd_clt *c,
 				   const struct ibnbd_msg_open_rsp *rsp)
 {
@@ -273,10 +277,9 @@ static void ibnbd_clt_dev_from_rsp(struct ibnbd_clt *c,
 	c->dev.max_io = le32_to_cpu(rsp->max_hw_sectors) << IBNBD_SECTOR_SHIFT;
 	if (c->dev.max_io > ibtrs_clt_max_io_size(c->trs))
 		c->dev.max_io = ibtrs_clt_max_io_size(c->trs);
+	c->dev.max_write_zeroes = ibnbd_clt_sat_bytes(le32_to_cpu(rsp->max_write_zeroes_sectors));
 	c->dev.flags = le32_to_cpu(rsp->dev_flags);
-	/* Bytes in 32 bits: 2^23 sectors and more saturate. */
-	c->dev.max_discard = max_discard >= (1U << 23) ? 0xfffffe00U :
-			     max_discard << IBNBD_SECTOR_SHIFT;
+	c->dev.max_discard = ibnbd_clt_sat_bytes(max_discard);
 	c->dev.mode = rsp->access_mode;
 }
 
@@ -388,116 +391,281 @@ void ibnbd_clt_destroy(struct ibnbd_clt *c)
 /* ------------------------------------------------------------------ */
 /* IO                                                                  */
 
-static void ibnbd_clt_io_conf(void *priv, int err)
+/*
+ * Largest part of an @op IO in bytes, a multiple of the logical block
+ * size; 0 = no limit known (one part, the server judges it).
+ */
+static uint32_t ibnbd_clt_part_max(const struct ibnbd_clt *c,
+				   enum ibnbd_io_op op)
 {
-	struct ibnbd_clt_io *io = priv;
-	struct ibnbd_clt *c = io->clt;
+	uint32_t max, lbs = c->dev.lbs ? c->dev.lbs : IBNBD_SECTOR_SIZE;
 
-	if (err == -ESTALE && io->retries < IBNBD_CLT_MAX_RETRIES) {
-		/* Server forgot our handle: re-open and resubmit later. */
-		io->retries++;
-		c->stats.stale++;
-		c->stale[c->nr_stale++] = io;
-		return;
+	switch (op) {
+	case IBNBD_OP_READ:
+	case IBNBD_OP_WRITE:
+		max = c->dev.max_io;
+		break;
+	case IBNBD_OP_DISCARD:
+		max = c->dev.max_discard;
+		break;
+	case IBNBD_OP_WRITE_ZEROES:
+		max = c->dev.max_write_zeroes;
+		break;
+	default:
+		return 0;
 	}
-	ibtrs_clt_put_permit(c->trs, io->permit);
-	io->permit = NULL;
-	c->inflight--;
-	io->done(io, err);
+	max &= ~(lbs - 1);
+	return max;
 }
 
-static int ibnbd_clt_send(struct ibnbd_clt *c, struct ibnbd_clt_io *io)
+static unsigned int ibnbd_clt_nparts(uint64_t len, uint32_t max)
 {
-	io->msg.device_id = cpu_to_le32(c->dev.handle);
-	return ibtrs_clt_request(c->trs, io->dir, io->permit, &io->msg,
-				 sizeof(io->msg), io->iov.iov_len ? &io->iov : NULL,
-				 io->iov.iov_len ? 1 : 0, ibnbd_clt_io_conf, io);
+	if (!len || !max)
+		return 1;
+	return (len + max - 1) / max;
+}
+
+int ibnbd_clt_io_init(struct ibnbd_clt *c, struct ibnbd_clt_io *io,
+		      uint64_t max_len)
+{
+	unsigned int n, m;
+
+	memset(io, 0, sizeof(*io));
+	io->clt = c;
+	n = ibnbd_clt_nparts(max_len, ibnbd_clt_part_max(c, IBNBD_OP_READ));
+	m = ibnbd_clt_nparts(max_len, ibnbd_clt_part_max(c, IBNBD_OP_DISCARD));
+	if (m > n)
+		n = m;
+	io->parts = calloc(n, sizeof(*io->parts));
+	if (!io->parts)
+		return -ENOMEM;
+	io->max_parts = n;
+	return 0;
+}
+
+void ibnbd_clt_io_free(struct ibnbd_clt_io *io)
+{
+	free(io->parts);
+	io->parts = NULL;
+	io->max_parts = 0;
+}
+
+/* One part finished (or was dropped) with @err; the last one ends the IO. */
+static void ibnbd_clt_part_end(struct ibnbd_clt_io *io, int err)
+{
+	struct ibnbd_clt *c = io->clt;
+
+	if (err && !io->error)
+		io->error = err;	/* the first error wins */
+	if (++io->ndone < io->nparts)
+		return;
+	c->inflight--;
+	io->done(io, io->error);
+}
+
+static void ibnbd_clt_part_conf(void *priv, int err)
+{
+	struct ibnbd_clt_part *part = priv;
+	struct ibnbd_clt_io *io = part->io;
+	struct ibnbd_clt *c = io->clt;
+
+	/*
+	 * The permit goes back now: the transport has let go of the request
+	 * (it may be put from the callback). A part answered -ESTALE waits
+	 * for the re-open without one (the OPEN needs a permit, and all of
+	 * them may be held by stale parts).
+	 */
+	ibtrs_clt_put_permit(c->trs, part->permit);
+	part->permit = NULL;
+	c->used--;
+	if (err == -ESTALE && part->retries < IBNBD_CLT_MAX_RETRIES) {
+		/* Server forgot our handle: re-open and resubmit later. */
+		part->retries++;
+		c->stats.stale++;
+		part->next = c->stale;
+		c->stale = part;
+		return;
+	}
+	/*
+	 * TODO(short reads): ibtrs_conf_fn does not report how many bytes a
+	 * READ answer carried; once it does, a successful READ part shorter
+	 * than part->iov.iov_len must end with -EIO here.
+	 */
+	ibnbd_clt_part_end(io, err);
+}
+
+static int ibnbd_clt_send(struct ibnbd_clt *c, struct ibnbd_clt_part *part)
+{
+	part->msg.device_id = cpu_to_le32(c->dev.handle);
+	return ibtrs_clt_request(c->trs, part->io->dir, part->permit,
+				 &part->msg, sizeof(part->msg),
+				 part->iov.iov_len ? &part->iov : NULL,
+				 part->iov.iov_len ? 1 : 0,
+				 ibnbd_clt_part_conf, part);
+}
+
+/*
+ * The next part to send: parts to resend first, then the waiting IOs in
+ * submission order. Unsent parts of an IO that already failed are dropped
+ * (the IO fails anyway).
+ */
+static struct ibnbd_clt_part *ibnbd_clt_next_part(struct ibnbd_clt *c)
+{
+	struct ibnbd_clt_io *io;
+
+	if (c->resend_head)
+		return c->resend_head;
+	while ((io = c->wait_head)) {
+		if (!io->error && io->next < io->nparts)
+			return &io->parts[io->next];
+		c->wait_head = io->wait_next;
+		if (!c->wait_head)
+			c->wait_tail = NULL;
+		if (io->next < io->nparts) {
+			unsigned int left = io->nparts - io->next;
+
+			io->next = io->nparts;
+			io->ndone += left - 1;
+			ibnbd_clt_part_end(io, io->error);
+		}
+	}
+	return NULL;
+}
+
+static void ibnbd_clt_pop_part(struct ibnbd_clt *c, struct ibnbd_clt_part *part)
+{
+	struct ibnbd_clt_io *io = part->io;
+
+	if (part == c->resend_head) {
+		c->resend_head = part->next;
+		if (!c->resend_head)
+			c->resend_tail = NULL;
+		return;
+	}
+	if (++io->next == io->nparts) {
+		c->wait_head = io->wait_next;
+		if (!c->wait_head)
+			c->wait_tail = NULL;
+	}
+}
+
+/* Send what the permits allow. Not while re-opening (stale handle). */
+static void ibnbd_clt_kick(struct ibnbd_clt *c)
+{
+	struct ibnbd_clt_part *part;
+	int r;
+
+	if (c->reopening)
+		return;
+	while (c->used < c->qd && (part = ibnbd_clt_next_part(c))) {
+		part->permit = ibtrs_clt_get_permit(c->trs);
+		if (!part->permit)
+			break;
+		r = ibnbd_clt_send(c, part);
+		if (r == -EAGAIN || r == -EBUSY) {
+			ibtrs_clt_put_permit(c->trs, part->permit);
+			part->permit = NULL;
+			break;
+		}
+		ibnbd_clt_pop_part(c, part);
+		if (r) {
+			ibtrs_clt_put_permit(c->trs, part->permit);
+			part->permit = NULL;
+			if (r != -ENOTCONN)
+				ibnbd_clt_log(c, IBNBD_CLT_LOG_ERR,
+					      "%s: request rejected: %s (%s)",
+					      c->sessname, strerror(-r),
+					      ibtrs_clt_last_error(c->trs));
+			ibnbd_clt_part_end(part->io, r);
+			continue;
+		}
+		c->used++;
+	}
 }
 
 int ibnbd_clt_submit(struct ibnbd_clt *c, struct ibnbd_clt_io *io)
 {
-	uint64_t sector = io->offset >> IBNBD_SECTOR_SHIFT;
-	uint32_t len = io->len;
-	int r;
+	uint64_t off = io->offset, len = io->len;
+	uint32_t max, plen;
+	unsigned int i, n;
+	bool data;
 
-	if (c->inflight >= c->qd)
-		return -EBUSY;
-	io->clt = c;
-	io->iov.iov_base = io->buf;
-	io->iov.iov_len = 0;
-	io->retries = 0;
-	switch (io->op) {
-	case IBNBD_OP_READ:
-		io->dir = IBTRS_READ;
-		io->iov.iov_len = len;
-		break;
-	case IBNBD_OP_WRITE:
-		io->dir = IBTRS_WRITE;
-		io->iov.iov_len = len;
-		break;
-	case IBNBD_OP_FLUSH:
-		sector = 0;
-		len = 0;
-		io->dir = IBTRS_WRITE;
-		break;
-	default:
-		io->dir = IBTRS_WRITE;
-		break;
-	}
-	if (len && ((io->offset | len) & (c->dev.lbs - 1))) {
-		ibnbd_clt_set_err(c, "IO at %llu len %u is not aligned to the device's %u-byte blocks",
-				  (unsigned long long)io->offset, len, c->dev.lbs);
+	if (io->op == IBNBD_OP_FLUSH)
+		off = len = 0;
+	if (len && ((off | len) & (c->dev.lbs - 1))) {
+		ibnbd_clt_set_err(c, "IO at %llu len %llu is not aligned to the device's %u-byte blocks",
+				  (unsigned long long)off,
+				  (unsigned long long)len, c->dev.lbs);
 		return -EINVAL;
 	}
-	ibnbd_init_io(&io->msg, c->dev.handle, sector, io->op | io->flags, len, 0);
-
-	io->permit = ibtrs_clt_get_permit(c->trs);
-	if (!io->permit)
-		return -EBUSY;
-	r = ibnbd_clt_send(c, io);
-	if (r) {
-		ibtrs_clt_put_permit(c->trs, io->permit);
-		io->permit = NULL;
-		if (r != -EAGAIN && r != -EBUSY)
-			ibnbd_clt_set_err(c, "%s: request rejected: %s (%s)",
-					  c->sessname, strerror(-r),
-					  ibtrs_clt_last_error(c->trs));
-		return r;
+	max = ibnbd_clt_part_max(c, io->op);
+	n = ibnbd_clt_nparts(len, max);
+	if (n > io->max_parts || (n == 1 && len > UINT32_MAX)) {
+		ibnbd_clt_set_err(c, "IO of %llu bytes needs %u parts of at most %u, prepared for %u",
+				  (unsigned long long)len, n, max, io->max_parts);
+		return -E2BIG;
 	}
+	data = io->op == IBNBD_OP_READ || io->op == IBNBD_OP_WRITE;
+	io->clt = c;
+	io->dir = io->op == IBNBD_OP_READ ? IBTRS_READ : IBTRS_WRITE;
+	io->nparts = n;
+	io->next = 0;
+	io->ndone = 0;
+	io->error = 0;
+	io->wait_next = NULL;
+	for (i = 0; i < n; i++, off += plen, len -= plen) {
+		struct ibnbd_clt_part *part = &io->parts[i];
+
+		plen = max && len > max ? max : len;
+		part->io = io;
+		part->permit = NULL;
+		part->retries = 0;
+		part->next = NULL;
+		part->iov.iov_base = data ? (char *)io->buf + (off - io->offset) : NULL;
+		part->iov.iov_len = data ? plen : 0;
+		ibnbd_init_io(&part->msg, c->dev.handle, off >> IBNBD_SECTOR_SHIFT,
+			      io->op | io->flags, plen, 0);
+	}
+	c->stats.ios++;
+	c->stats.parts += n;
+	if (n > 1)
+		c->stats.split++;
 	c->inflight++;
+	if (c->wait_tail)
+		c->wait_tail->wait_next = io;
+	else
+		c->wait_head = io;
+	c->wait_tail = io;
+	ibnbd_clt_kick(c);
+	/* Parts still queued here wait for a permit. */
+	if (c->wait_tail == io)
+		c->stats.waits += io->nparts - io->next;
 	return 0;
 }
 
 /*
- * The server lost our handle (restart): open again, resubmit the IOs.
- * Their permits are given back first (all permits may be held by them, and
- * the OPEN needs one); they stay counted in c->inflight meanwhile.
+ * The server lost our handle (restart): open again, then resend the parts
+ * it answered -ESTALE. Their permits were given back already.
  */
 static void ibnbd_clt_handle_stale(struct ibnbd_clt *c)
 {
-	unsigned int i, n = c->nr_stale;
-	struct ibnbd_clt_io *ios[n ? n : 1];
-	int r;
+	struct ibnbd_clt_part *list = c->stale, *part, *next;
+	unsigned int i;
+	int r = 0;
 
-	if (!n || c->reopening)
+	if (!list || c->reopening)
 		return;
-	memcpy(ios, c->stale, n * sizeof(*ios));
-	c->nr_stale = 0;
-	for (i = 0; i < n; i++) {
-		ibtrs_clt_put_permit(c->trs, ios[i]->permit);
-		ios[i]->permit = NULL;
-	}
+	c->stale = NULL;
 	/*
-	 * Re-open only if an IO failed with the handle we hold now; IOs sent
-	 * with an older handle (in flight during an earlier re-open) are just
-	 * resubmitted with the current one. Opening again in this session
+	 * Re-open only if a part failed with the handle we hold now; parts
+	 * sent with an older handle (in flight during an earlier re-open) are
+	 * just resent with the current one. Opening again in this session
 	 * would be refused: the device is already ours.
 	 */
-	r = 0;
-	for (i = 0; i < n; i++)
-		if (le32_to_cpu(ios[i]->msg.device_id) == c->dev.handle)
+	for (part = list; part; part = part->next)
+		if (le32_to_cpu(part->msg.device_id) == c->dev.handle)
 			break;
-	if (i < n) {
+	if (part) {
 		c->reopening = true;
 		ibnbd_clt_log(c, IBNBD_CLT_LOG_INFO,
 			      "%s: server lost device handle %#x (restarted?), re-opening %s",
@@ -519,21 +687,18 @@ static void ibnbd_clt_handle_stale(struct ibnbd_clt *c)
 			c->stats.reopens++;
 		c->reopening = false;
 	}
-	for (i = 0; i < n; i++) {
-		struct ibnbd_clt_io *io = ios[i];
-		int e = r;
-
-		if (!e) {
-			io->permit = ibtrs_clt_get_permit(c->trs);
-			e = io->permit ? ibnbd_clt_send(c, io) : -EBUSY;
+	for (part = list; part; part = next) {
+		next = part->next;
+		part->next = NULL;
+		if (r) {
+			ibnbd_clt_part_end(part->io, r);
+			continue;
 		}
-		if (e) {
-			if (io->permit)
-				ibtrs_clt_put_permit(c->trs, io->permit);
-			io->permit = NULL;
-			c->inflight--;
-			io->done(io, e);
-		}
+		if (c->resend_tail)
+			c->resend_tail->next = part;
+		else
+			c->resend_head = part;
+		c->resend_tail = part;
 	}
 }
 
@@ -542,5 +707,6 @@ int ibnbd_clt_poll(struct ibnbd_clt *c, int timeout_ms)
 	int r = ibtrs_clt_poll(c->trs, timeout_ms);
 
 	ibnbd_clt_handle_stale(c);
+	ibnbd_clt_kick(c);
 	return r;
 }

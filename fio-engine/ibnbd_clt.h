@@ -59,9 +59,10 @@ struct ibnbd_clt_params {
  * struct ibnbd_clt_dev - the opened device, from OPEN_RSP (host endian).
  * @handle: device_id for IO and CLOSE.
  * @size: bytes. @lbs: logical block size, bytes.
- * @max_io: largest READ/WRITE in bytes (server's max_hw_sectors, capped by
- *	the transport's max IO size).
- * @max_discard: largest DISCARD in bytes, 0 = none.
+ * @max_io: largest READ/WRITE part in bytes (server's max_hw_sectors,
+ *	capped by the transport's max IO size); longer IOs are split.
+ * @max_discard: largest DISCARD part in bytes, 0 = none; longer DISCARDs
+ *	are split. @max_write_zeroes: the same for WRITE_ZEROES.
  * @flags: IBNBD_DEV_*. @ver: negotiated protocol version.
  * @mode: the granted access mode.
  */
@@ -71,6 +72,7 @@ struct ibnbd_clt_dev {
 	uint32_t lbs;
 	uint32_t max_io;
 	uint32_t max_discard;
+	uint32_t max_write_zeroes;
 	uint32_t flags;
 	uint8_t ver;
 	enum ibnbd_access_mode mode;
@@ -78,10 +80,17 @@ struct ibnbd_clt_dev {
 
 /**
  * struct ibnbd_clt_stats - cumulative counters of the IBNBD layer.
- * @reopens: successful re-opens after -ESTALE.
- * @stale: IO answers -ESTALE that were resubmitted.
+ * @ios: IOs submitted; @parts: transport requests they took;
+ * @split: IOs that needed more than one part;
+ * @waits: parts that found no permit and waited for one;
+ * @reopens: successful re-opens after -ESTALE;
+ * @stale: part answers -ESTALE that were resubmitted.
  */
 struct ibnbd_clt_stats {
+	uint64_t ios;
+	uint64_t parts;
+	uint64_t split;
+	uint64_t waits;
 	uint64_t reopens;
 	uint64_t stale;
 };
@@ -89,29 +98,48 @@ struct ibnbd_clt_stats {
 struct ibnbd_clt_io;
 typedef void (*ibnbd_clt_done_fn)(struct ibnbd_clt_io *io, int err);
 
+/*
+ * One transport request of an IO: an IO longer than the device's max IO
+ * size (max discard size for DISCARD/WRITE_ZEROES) travels as several
+ * parts, each on its own permit. Private to ibnbd_clt.c.
+ */
+struct ibnbd_clt_part {
+	struct ibnbd_clt_io *io;
+	struct ibtrs_permit *permit;
+	struct ibnbd_msg_io msg;
+	struct iovec iov;
+	int retries;			/* -ESTALE resubmissions */
+	struct ibnbd_clt_part *next;	/* on the stale or resend list */
+};
+
 /**
- * struct ibnbd_clt_io - one block IO; the caller embeds it in its own
- * per-IO object and gets back with container_of() in @done.
+ * struct ibnbd_clt_io - one block IO of any length; the caller embeds it in
+ * its own per-IO object and gets back with container_of() in @done.
  *
  * Set by the caller before ibnbd_clt_submit(): @op, @flags (IBNBD_F_*),
  * @offset and @len in bytes (0 for FLUSH), @buf (READ/WRITE data), @done.
- * @done runs once, inside ibnbd_clt_poll(), with 0 or a negative errno.
- * The rest is private to ibnbd_clt.c.
+ * @done runs once per submission with 0 or a negative errno (the first
+ * error of any part), from ibnbd_clt_poll() or from ibnbd_clt_submit()
+ * itself when the transport rejects the IO outright.
+ * The rest is private to ibnbd_clt.c; ibnbd_clt_io_init() sets it up.
  */
 struct ibnbd_clt_io {
 	enum ibnbd_io_op op;
 	uint32_t flags;
 	uint64_t offset;
-	uint32_t len;
+	uint64_t len;
 	void *buf;
 	ibnbd_clt_done_fn done;
 
 	struct ibnbd_clt *clt;
-	struct ibtrs_permit *permit;
-	struct ibnbd_msg_io msg;
-	struct iovec iov;
+	struct ibnbd_clt_part *parts;
+	unsigned int max_parts;		/* parts[] allocated */
+	unsigned int nparts;		/* parts of this submission */
+	unsigned int next;		/* first part not sent yet */
+	unsigned int ndone;		/* parts completed (or dropped) */
+	int error;			/* first error of any part */
 	enum ibtrs_dir dir;
-	int retries;
+	struct ibnbd_clt_io *wait_next;	/* on the client's wait queue */
 };
 
 /*
@@ -139,6 +167,7 @@ const char *ibnbd_clt_devpath(const struct ibnbd_clt *c);
 struct ibtrs_clt *ibnbd_clt_trs(const struct ibnbd_clt *c);
 /* Permits this client uses (min of the server's and params.queue_depth). */
 unsigned int ibnbd_clt_queue_depth(const struct ibnbd_clt *c);
+/* IOs submitted whose @done has not run yet. */
 unsigned int ibnbd_clt_inflight(const struct ibnbd_clt *c);
 void ibnbd_clt_get_stats(const struct ibnbd_clt *c, struct ibnbd_clt_stats *st);
 
@@ -146,11 +175,23 @@ void ibnbd_clt_get_stats(const struct ibnbd_clt *c, struct ibnbd_clt_stats *st);
 int ibnbd_clt_reg_mem(struct ibnbd_clt *c, void *addr, size_t len);
 
 /*
- * Submits @io. 0: queued, @done will run from ibnbd_clt_poll(). -EBUSY /
- * -EAGAIN: no permit now, try again after a completion. -EINVAL: not
- * aligned to the device's logical blocks (message set). Others: rejected by
- * the transport (-ENOTCONN: every path lost and ctrl_loss_tmo expired).
- * @done does not run when submission fails.
+ * Prepares @io for IOs of up to @max_len bytes (after the device is open:
+ * the part count follows its max IO and discard sizes). 0 or -ENOMEM.
+ */
+int ibnbd_clt_io_init(struct ibnbd_clt *c, struct ibnbd_clt_io *io,
+		      uint64_t max_len);
+void ibnbd_clt_io_free(struct ibnbd_clt_io *io);
+
+/*
+ * Submits @io: its parts are sent as permits allow, in submission order;
+ * parts that find no permit wait in the client and go out from
+ * ibnbd_clt_poll() as earlier parts complete, so any number of IOs of any
+ * length can be submitted without deadlock. Returns 0 (@done will run,
+ * possibly before this returns) or, with @done not run and a message set:
+ * -EINVAL (not aligned to the device's logical blocks), -E2BIG (longer than
+ * ibnbd_clt_io_init()'s @max_len allows).
+ * Transport errors reach @done (-ENOTCONN: every path lost and
+ * ctrl_loss_tmo expired).
  */
 int ibnbd_clt_submit(struct ibnbd_clt *c, struct ibnbd_clt_io *io);
 

@@ -6,10 +6,13 @@
  * re-open) is ibnbd_clt.c, the option table ibtrs_opts.c.
  *
  * One IBTRS client session per fio job (thread or process), one device per
- * session. Asynchronous: ->queue() submits at once (FIO_Q_BUSY without a
- * permit); ->getevents() waits on the transport's fd with poll(2) (or spins
- * with the "poll" option) and reaps completions with ibnbd_clt_poll(),
- * whose callbacks put the io_u on a ring that ->event() hands back to fio.
+ * session. Asynchronous: ->queue() hands the io_u to ibnbd_clt_submit(),
+ * which splits an IO longer than the server's max IO size into parts and
+ * sends what the permits allow (the rest waits in the client, in order);
+ * ->getevents() waits on the transport's fd with poll(2) (or spins with the
+ * "poll" option) and reaps completions with ibnbd_clt_poll(), whose
+ * callbacks put the io_u on a ring that ->event() hands back to fio once
+ * all its parts are done.
  *
  * Built against the fio source tree of the installed fio version (the
  * ioengine ABI is checked by fio: FIO_IOOPS_VERSION).
@@ -34,6 +37,7 @@ struct fio_ibtrs_io {
 };
 
 struct fio_ibtrs_data {
+	struct thread_data *td;
 	struct ibnbd_clt *clt;
 	/* completed io_us: [0, nr_events) for fio, delivered count at head */
 	struct io_u **events;
@@ -186,22 +190,7 @@ static int fio_ibtrs_check_limits(struct thread_data *td,
 				  const struct ibnbd_clt_dev *dev,
 				  const char *devpath)
 {
-	if ((td_read(td) && td->o.max_bs[DDIR_READ] > dev->max_io) ||
-	    (td_write(td) && td->o.max_bs[DDIR_WRITE] > dev->max_io)) {
-		log_err("ibtrs: block size %llu exceeds the server's max IO size %u\n",
-			td_read(td) && td->o.max_bs[DDIR_READ] > dev->max_io ?
-			td->o.max_bs[DDIR_READ] : td->o.max_bs[DDIR_WRITE],
-			dev->max_io);
-		td_vmsg(td, EINVAL, "bs larger than the server's max IO size", "ibtrs");
-		return 1;
-	}
-	if (td_trim(td) && dev->max_discard &&
-	    td->o.max_bs[DDIR_TRIM] > (unsigned long long)dev->max_discard) {
-		log_err("ibtrs: trim block size %llu exceeds the server's max discard %u\n",
-			td->o.max_bs[DDIR_TRIM], dev->max_discard);
-		td_vmsg(td, EINVAL, "trim bs larger than the server's max discard", "ibtrs");
-		return 1;
-	}
+	/* No bs limit: IO above max_io (trims above max_discard) is split. */
 	if (td->o.size && td->o.size + td->o.start_offset > dev->size) {
 		log_err("ibtrs: size=%llu (+offset) exceeds the device size %" PRIu64 "\n",
 			td->o.size, dev->size);
@@ -229,6 +218,7 @@ static int fio_ibtrs_init(struct thread_data *td)
 	if (!ld)
 		return 1;
 	td->io_ops_data = ld;
+	ld->td = td;
 	ld->events = calloc(depth + 1, sizeof(*ld->events));
 	if (!ld->events)
 		return 1;
@@ -259,12 +249,50 @@ static int fio_ibtrs_post_init(struct thread_data *td)
 	return 0;
 }
 
+/*
+ * End-of-job report, one line for the client and one per path (tests read
+ * these): IO split and re-open counters, the transport's failovers and
+ * reconnects.
+ */
+static void fio_ibtrs_report(struct fio_ibtrs_data *ld)
+{
+	const char *sess = ibnbd_clt_sessname(ld->clt);
+	struct ibtrs_clt_stats *ts;
+	struct ibnbd_clt_stats st;
+	int i;
+
+	ibnbd_clt_get_stats(ld->clt, &st);
+	ts = calloc(1, sizeof(*ts));
+	if (!ts || ibtrs_clt_get_stats(ibnbd_clt_trs(ld->clt), ts)) {
+		free(ts);
+		return;
+	}
+	log_info("ibtrs: %s: report: ios=%" PRIu64 " parts=%" PRIu64
+		 " split=%" PRIu64 " waits=%" PRIu64 " reopens=%" PRIu64
+		 " stale=%" PRIu64 " queued_no_path=%" PRIu64
+		 " failed_no_path=%" PRIu64 "\n", sess, st.ios, st.parts,
+		 st.split, st.waits, st.reopens, st.stale, ts->queued_no_path,
+		 ts->failed_no_path);
+	for (i = 0; i < ts->npaths; i++) {
+		const struct ibtrs_path_stats *p = &ts->path[i];
+
+		log_info("ibtrs: %s: report: path %d %s state=%s reads=%" PRIu64
+			 " writes=%" PRIu64 " failovers=%" PRIu64
+			 " reconnects=%" PRIu64 "\n", sess, i + 1, p->addr,
+			 ibtrs_path_state_name(p->state), p->reads, p->writes,
+			 p->failovers, p->reconnects);
+	}
+	free(ts);
+}
+
 static void fio_ibtrs_cleanup(struct thread_data *td)
 {
 	struct fio_ibtrs_data *ld = td->io_ops_data;
 
 	if (!ld)
 		return;
+	if (ld->clt && ibnbd_clt_trs(ld->clt))
+		fio_ibtrs_report(ld);
 	ibnbd_clt_destroy(ld->clt);
 	free(ld->events);
 	free(ld);
@@ -283,11 +311,19 @@ static int fio_ibtrs_close_file(struct thread_data *td, struct fio_file *f)
 
 static int fio_ibtrs_io_u_init(struct thread_data *td, struct io_u *io_u)
 {
+	struct fio_ibtrs_data *ld = td->io_ops_data;
 	struct fio_ibtrs_io *fio = calloc(1, sizeof(*fio));
+	unsigned long long max_len = td_max_bs(td);
 
 	if (!fio)
 		return 1;
-	fio->ld = td->io_ops_data;
+	if (td->o.max_bs[DDIR_TRIM] > max_len)
+		max_len = td->o.max_bs[DDIR_TRIM];
+	if (ibnbd_clt_io_init(ld->clt, &fio->io, max_len)) {
+		free(fio);
+		return 1;
+	}
+	fio->ld = ld;
 	fio->io_u = io_u;
 	io_u->engine_data = fio;
 	return 0;
@@ -295,7 +331,12 @@ static int fio_ibtrs_io_u_init(struct thread_data *td, struct io_u *io_u)
 
 static void fio_ibtrs_io_u_free(struct thread_data *td, struct io_u *io_u)
 {
-	free(io_u->engine_data);
+	struct fio_ibtrs_io *fio = io_u->engine_data;
+
+	if (!fio)
+		return;
+	ibnbd_clt_io_free(&fio->io);
+	free(fio);
 	io_u->engine_data = NULL;
 }
 
@@ -311,6 +352,8 @@ static void fio_ibtrs_io_done(struct ibnbd_clt_io *io, int err)
 	io_u->error = err < 0 ? -err : err;
 	io_u->resid = err ? io_u->xfer_buflen : 0;
 	ld->events[ld->nr_events++] = io_u;
+	if (err == -ENOTCONN)
+		fio_ibtrs_conn_lost(ld->td, ld);
 }
 
 static enum fio_q_status fio_ibtrs_queue(struct thread_data *td,
@@ -352,28 +395,17 @@ static enum fio_q_status fio_ibtrs_queue(struct thread_data *td,
 		td_vmsg(td, EINVAL, "unsupported IO direction (sync_file_range?)", "ibtrs");
 		return FIO_Q_COMPLETED;
 	}
+	/*
+	 * Queued even when no permit is free: the client sends the parts as
+	 * permits come back (fio's iodepth bounds what it holds). An outright
+	 * transport rejection completes the io_u through the event ring.
+	 */
 	r = ibnbd_clt_submit(ld->clt, io);
 	if (!r)
 		return FIO_Q_QUEUED;
-	if (r == -EAGAIN || r == -EBUSY)
-		return FIO_Q_BUSY;
 	io_u->error = -r;
-	if (r == -ENOTCONN)
-		fio_ibtrs_conn_lost(td, ld);
-	else
-		log_err("ibtrs: %s\n", ibnbd_clt_errmsg(ld->clt));
+	log_err("ibtrs: %s\n", ibnbd_clt_errmsg(ld->clt));
 	return FIO_Q_COMPLETED;
-}
-
-/* Say once, clearly, why IO fails when every path is gone. */
-static void fio_ibtrs_report(struct thread_data *td, struct fio_ibtrs_data *ld,
-			     unsigned int from)
-{
-	unsigned int i;
-
-	for (i = from; i < ld->nr_events; i++)
-		if (ld->events[i]->error == ENOTCONN)
-			fio_ibtrs_conn_lost(td, ld);
 }
 
 static int fio_ibtrs_getevents(struct thread_data *td, unsigned int min,
@@ -383,7 +415,7 @@ static int fio_ibtrs_getevents(struct thread_data *td, unsigned int min,
 	struct fio_ibtrs_options *o = td->eo;
 	struct timespec start, now;
 	int64_t budget_ms = -1;
-	unsigned int ret, before;
+	unsigned int ret;
 	int r;
 
 	/* Drop what fio consumed through ->event() last time. */
@@ -398,13 +430,11 @@ static int fio_ibtrs_getevents(struct thread_data *td, unsigned int min,
 	clock_gettime(CLOCK_MONOTONIC, &start);
 
 	for (;;) {
-		before = ld->nr_events;
 		r = ibnbd_clt_poll(ld->clt, 0);
 		if (r < 0 && r != -EAGAIN && r != -EINTR) {
 			td_vmsg(td, -r, "ibtrs_clt_poll failed", "ibtrs");
 			return r;
 		}
-		fio_ibtrs_report(td, ld, before);
 		if (ld->nr_events >= min)
 			break;
 		if (budget_ms >= 0) {
