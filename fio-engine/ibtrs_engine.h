@@ -11,16 +11,10 @@
 #include "optgroup.h"
 
 /*
- * fio's os.h defines cpu_to_le16() & co. as macros; the IBNBD wire header
- * (through proto_compat.h) defines them as inline functions. fio's headers
- * are done with them by now, so drop the macros before including ours.
+ * fio's os.h defines cpu_to_le16() & co.; proto_compat.h (through the IBNBD
+ * wire header) defines those names only when they are not defined already
+ * (its own are trs_cpu_to_le16() & co.), so both can be included.
  */
-#undef cpu_to_le16
-#undef cpu_to_le32
-#undef cpu_to_le64
-#undef le16_to_cpu
-#undef le32_to_cpu
-#undef le64_to_cpu
 #include "ibnbd_clt.h"
 
 struct fio_ibtrs_options {
