@@ -100,21 +100,42 @@ void srv_reap(struct srvd *d)
 	io_uring_cq_advance(&d->ring, n);
 }
 
-static struct io_uring_sqe *srv_get_sqe(struct srvd *d)
+/*
+ * Make room for the @need SQEs of one request before preparing any of them:
+ * a chain (PREFLUSH fsync -> WRITE, WRITE_ZEROES -> FUA fsync) cut by a
+ * submit between its SQEs would reach the kernel as two unordered pieces.
+ * Returns 0 (io_uring_get_sqe() then succeeds @need times) or -EAGAIN with
+ * the ring untouched.
+ */
+static int srv_sq_reserve(struct srvd *d, unsigned int need)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->ring);
+	int tries, r;
 
-	while (!sqe) {
-		/* SQ full: hand the batch to the kernel and try again. */
-		int r = io_uring_submit(&d->ring);
-
-		if (r < 0 && r != -EAGAIN && r != -EBUSY && r != -EINTR)
-			return NULL;
+	for (tries = 0; io_uring_sq_space_left(&d->ring) < need; tries++) {
+		if (tries == 3)
+			return -EAGAIN;
+		/* SQ full: hand the batch to the kernel. */
+		r = io_uring_submit(&d->ring);
+		if (r < 0 && r != -EAGAIN && r != -EBUSY && r != -EINTR) {
+			srv_err("io_uring_submit: %s", strerror(-r));
+			return -EAGAIN;
+		}
 		if (r <= 0)
-			srv_reap(d);
-		sqe = io_uring_get_sqe(&d->ring);
+			srv_reap(d);	/* CQ overflow: make room there */
 	}
-	return sqe;
+	return 0;
+}
+
+/* SQEs one request needs: see the chains in srv_handle_io(). */
+static unsigned int srv_io_nr_sqes(uint32_t opcode, uint32_t flags)
+{
+	unsigned int n = 1;
+
+	if (flags & IBNBD_F_PREFLUSH)
+		n++;
+	if (opcode == IBNBD_OP_WRITE_ZEROES && (flags & IBNBD_F_FUA))
+		n++;
+	return n;
 }
 
 int srv_handle_io(struct srvd *d, struct srv_sess *s,
@@ -184,18 +205,23 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 		return 0;
 	}
 
+	ret = srv_sq_reserve(d, srv_io_nr_sqes(io->opcode, flags));
+	if (ret) {
+		srv_dbg("sess %s: %s on %s: no room in the io_uring", s->name,
+			ibnbd_op_name(io->opcode), sd->path);
+		free(io->bounce);
+		free(io);
+		return ret;
+	}
+	/* From here on io_uring_get_sqe() cannot fail (reserved above). */
 	if (flags & IBNBD_F_PREFLUSH) {
-		pre = srv_get_sqe(d);
-		if (!pre)
-			goto no_sqe;
+		pre = io_uring_get_sqe(&d->ring);
 		io_uring_prep_fsync(pre, sd->fd, IORING_FSYNC_DATASYNC);
 		pre->flags |= IOSQE_IO_LINK;
 		io_uring_sqe_set_data(pre, (void *)((uintptr_t)io | SRV_AUX_TAG));
 		io->pending++;
 	}
-	sqe = srv_get_sqe(d);
-	if (!sqe)
-		goto no_sqe;
+	sqe = io_uring_get_sqe(&d->ring);
 	switch (io->opcode) {
 	case IBNBD_OP_READ:
 		io_uring_prep_read(sqe, sd->fd, buf, io->len, off);
@@ -219,9 +245,7 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 					off, io->len);
 		if (flags & IBNBD_F_FUA) {
 			sqe->flags |= IOSQE_IO_LINK;
-			post = srv_get_sqe(d);
-			if (!post)
-				goto no_sqe;
+			post = io_uring_get_sqe(&d->ring);
 			io_uring_prep_fsync(post, sd->fd, IORING_FSYNC_DATASYNC);
 			io_uring_sqe_set_data(post,
 					      (void *)((uintptr_t)io | SRV_AUX_TAG));
@@ -235,13 +259,4 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 	s->inflight++;
 	d->inflight++;
 	return 0;
-
-no_sqe:
-	/* Only when io_uring_submit fails hard; already-prepped SQEs are nops. */
-	if (pre)
-		io_uring_prep_nop(pre), io_uring_sqe_set_data(pre, NULL);
-	srv_err("sess %s: io_uring has no free SQE", s->name);
-	free(io->bounce);
-	free(io);
-	return -EAGAIN;
 }

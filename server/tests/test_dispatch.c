@@ -52,6 +52,38 @@ int ibtrs_srv_sess_paths(const struct ibtrs_srv_sess *sess)
 	(void)sess;
 	return 1;
 }
+/* ---- io_uring_submit, wrapped (-Wl,--wrap) --------------------------- */
+
+/*
+ * Every batch the daemon hands to the kernel passes here: a batch whose last
+ * SQE has IOSQE_IO_LINK cuts a chain (its successor runs unordered in a
+ * later batch), and an SQE without user data cannot be reaped. submit_fail
+ * makes the submit fail without touching the ring.
+ */
+int __real_io_uring_submit(struct io_uring *ring);
+
+static int submit_fail;
+static unsigned int split_links, null_sqes, submits;
+
+int __wrap_io_uring_submit(struct io_uring *ring)
+{
+	struct io_uring_sq *sq = &ring->sq;
+	unsigned int i;
+
+	if (submit_fail)
+		return submit_fail;
+	submits++;
+	for (i = sq->sqe_head; i != sq->sqe_tail; i++) {
+		struct io_uring_sqe *sqe = &sq->sqes[i & sq->ring_mask];
+
+		if (!sqe->user_data)
+			null_sqes++;
+		if (i + 1 == sq->sqe_tail && (sqe->flags & IOSQE_IO_LINK))
+			split_links++;
+	}
+	return __real_io_uring_submit(ring);
+}
+
 /* ---- fixture ------------------------------------------------------ */
 
 #define CHUNK	(128 * 1024)
@@ -127,6 +159,7 @@ static void drain(void)
 {
 	struct io_uring_cqe *cqe;
 
+	submit_fail = 0;
 	io_uring_submit(&tdd.ring);
 	while (tdd.inflight) {
 		if (io_uring_wait_cqe(&tdd.ring, &cqe))
@@ -425,16 +458,25 @@ static void io_roundtrip(void)
 	T_CHECK(sess_b->st.reads >= 2);
 }
 
-/* Random bytes as requests: nothing may crash or answer twice. */
+/*
+ * Random bytes as requests, and well-formed IO requests with random ops,
+ * flags, ranges and a byte or two corrupted: nothing may crash, a refused
+ * request is never answered by the handler, an accepted one exactly once.
+ */
 static void fuzz_requests(void)
 {
+	static const uint32_t ops[] = {
+		IBNBD_OP_READ, IBNBD_OP_WRITE, IBNBD_OP_FLUSH, IBNBD_OP_DISCARD,
+		IBNBD_OP_WRITE_ZEROES,
+	};
 	struct ibtrs_srv_op op;
 	uint8_t msg[300];
-	unsigned int seed = 12345, i, j;
+	unsigned int seed = 12345, i, j, accepted_io = 0;
 
 	for (i = 0; i < 20000; i++) {
 		size_t len = rand_r(&seed) % sizeof(msg);
 		size_t datalen = rand_r(&seed) % (CHUNK + 1);
+		int dir = rand_r(&seed) & 1;
 		int ret;
 
 		for (j = 0; j < len; j++)
@@ -449,13 +491,123 @@ static void fuzz_requests(void)
 
 			memcpy(msg + 4, &h, 4);
 		}
-		ret = req(sess_a, &op, rand_r(&seed) & 1, datalen, msg, len);
+		if (!(rand_r(&seed) % 3)) {
+			/* A well-formed IO, sometimes slightly corrupted. */
+			struct ibnbd_msg_io m;
+			uint32_t opc = ops[rand_r(&seed) % 5];
+			uint32_t flags = rand_r(&seed) & IBNBD_F_ALL;
+			uint32_t sz = 512 * (1 + rand_r(&seed) % 32);
+
+			ibnbd_init_io(&m, h_rw, rand_r(&seed) % (FILE_SZ / 512),
+				      opc | flags, opc == IBNBD_OP_FLUSH ? 0 : sz, 0);
+			len = sizeof(m);
+			memcpy(msg, &m, len);
+			if (rand_r(&seed) & 1)
+				msg[rand_r(&seed) % len] ^= 1 << (rand_r(&seed) % 8);
+			dir = opc == IBNBD_OP_READ ? IBTRS_READ : IBTRS_WRITE;
+			datalen = opc == IBNBD_OP_READ || opc == IBNBD_OP_WRITE ?
+				  sz : 0;
+		}
+		ret = req(sess_a, &op, dir, datalen, msg, len);
+		if (!ret && !op.answered)
+			accepted_io++;
 		drain();
 		if (ret)
 			T_EQ(op.answered, 0);
 		else
-			T_CHECK(op.answered <= 1);
+			T_EQ(op.answered, 1);
 	}
+	T_EQ(tdd.inflight, 0);
+	/* The IO path was reached, not only the parsers. */
+	T_CHECK(accepted_io > 1000);
+}
+
+/* Queue @n READs on the rw handle, not yet submitted. */
+static void queue_reads(struct ibtrs_srv_op *ops, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (io(sess_a, &ops[i], h_rw, IBNBD_OP_READ, 8 * i, 4096, 4096))
+			ops[i].status = -999;
+}
+
+static int all_answered_once(struct ibtrs_srv_op *ops, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ops[i].answered != 1 || ops[i].status)
+			return 0;
+	return 1;
+}
+
+/*
+ * A request with linked SQEs (PREFLUSH fsync -> WRITE, WRITE_ZEROES -> FUA
+ * fsync) arriving when the SQ has one free slot: the chain must go to the
+ * kernel in one batch, never cut by a submit between its SQEs.
+ */
+static void ring_full_links(void)
+{
+	static struct ibtrs_srv_op ops[4096];
+	struct ibtrs_srv_op op;
+	unsigned int n;
+
+	drain();
+	split_links = null_sqes = 0;
+	n = io_uring_sq_space_left(&tdd.ring) - 1;
+	T_CHECK(n + 1 <= 4096);
+	queue_reads(ops, n);
+	T_EQ(io_uring_sq_ready(&tdd.ring), n);
+	T_EQ(io(sess_a, &op, h_rw, IBNBD_OP_WRITE | IBNBD_F_PREFLUSH, 16, 8192, 8192), 0);
+	drain();
+	T_CHECK(all_answered_once(ops, n));
+	T_EQ(op.answered, 1);
+	T_EQ(op.status, 0);
+	T_EQ(split_links, 0);
+
+	n = io_uring_sq_space_left(&tdd.ring) - 1;
+	queue_reads(ops, n);
+	T_EQ(io(sess_a, &op, h_rw, IBNBD_OP_WRITE_ZEROES | IBNBD_F_FUA, 16, 4096, 0), 0);
+	drain();
+	T_CHECK(all_answered_once(ops, n));
+	T_EQ(op.answered, 1);
+	T_EQ(op.status, 0);
+	T_EQ(split_links, 0);
+	T_EQ(null_sqes, 0);
+	T_EQ(tdd.inflight, 0);
+}
+
+/*
+ * The SQ is full and io_uring_submit fails: the request is refused with
+ * -EAGAIN and the ring is left exactly as it was (no half-prepared chain,
+ * no SQE pointing at a freed request, no NOP without user data).
+ */
+static void ring_submit_fails(void)
+{
+	static struct ibtrs_srv_op ops[4096];
+	struct ibtrs_srv_op op;
+	unsigned int n, q1, q2;
+	int r1, r2;
+
+	drain();
+	null_sqes = 0;
+	n = io_uring_sq_space_left(&tdd.ring) - 1;
+	queue_reads(ops, n);
+	submit_fail = -ENOMEM;
+	r1 = io(sess_a, &op, h_rw, IBNBD_OP_WRITE | IBNBD_F_PREFLUSH, 16, 8192, 8192);
+	q1 = io_uring_sq_ready(&tdd.ring);
+	r2 = io(sess_a, &op, h_rw, IBNBD_OP_WRITE_ZEROES | IBNBD_F_FUA, 16, 4096, 0);
+	q2 = io_uring_sq_ready(&tdd.ring);
+	submit_fail = 0;
+	T_EQ(r1, -EAGAIN);
+	T_EQ(q1, n);
+	T_EQ(r2, -EAGAIN);
+	T_EQ(q2, n);
+	T_EQ(op.answered, 0);
+	drain();
+	T_CHECK(all_answered_once(ops, n));
+	T_EQ(null_sqes, 0);
 	T_EQ(tdd.inflight, 0);
 }
 
@@ -528,6 +680,8 @@ int main(void)
 	T_RUN(io_rejections);
 	T_RUN(io_roundtrip);
 	T_RUN(fuzz_requests);
+	T_RUN(ring_full_links);
+	T_RUN(ring_submit_fails);
 	T_RUN(disconnect_inflight);
 	T_RUN(stats_output);
 	T_RUN(teardown_sessions);
