@@ -103,6 +103,8 @@ int srv_path_open(int root_fd, const char *root, const char *path, int flags,
  * it (key: st_rdev for block devices, st_dev+st_ino for files).
  * @writers: openers with rw or migration access.
  * @openers: all openers.
+ * @draining: writers that were closed and whose IO is still in flight
+ *	(still counted in @writers until it has landed).
  */
 struct srv_dev {
 	struct srv_dev *next;
@@ -111,6 +113,7 @@ struct srv_dev {
 	ino_t ino;
 	unsigned int writers;
 	unsigned int openers;
+	unsigned int draining;
 	char path[256];
 };
 
@@ -126,6 +129,14 @@ struct srv_dev_reg {
 int srv_dev_get(struct srv_dev_reg *reg, bool is_blk, dev_t dev, ino_t ino,
 		const char *path, unsigned int mode, struct srv_dev **out,
 		const char **reason);
+/*
+ * srv_dev_drain_begin() - a writer of @d was closed with IO in flight: it
+ * keeps its claim until srv_dev_drain_end() + srv_dev_put() when the IO is
+ * done; new writers meanwhile are told why they are refused.
+ */
+void srv_dev_drain_begin(struct srv_dev *d, unsigned int mode);
+void srv_dev_drain_end(struct srv_dev *d, unsigned int mode);
+/* srv_dev_put() - one opener with @mode is gone; frees @d after the last. */
 void srv_dev_put(struct srv_dev_reg *reg, struct srv_dev *d, unsigned int mode);
 
 /* ---- logging (ibnbd_serverd.c) ------------------------------------ */

@@ -33,6 +33,10 @@ int srv_dev_get(struct srv_dev_reg *reg, bool is_blk, dev_t dev, ino_t ino,
 			break;
 
 	ret = ibnbd_access_check(mode, d ? d->writers : 0);
+	if (ret == -EBUSY && d->draining) {
+		*reason = "device's previous writer closed, its IO still in flight; retry";
+		return ret;
+	}
 	if (ret == -EBUSY) {
 		*reason = mode == IBNBD_ACCESS_RW ?
 			"device already opened for writing (rw) by another session" :
@@ -62,6 +66,18 @@ int srv_dev_get(struct srv_dev_reg *reg, bool is_blk, dev_t dev, ino_t ino,
 		d->writers++;
 	*out = d;
 	return 0;
+}
+
+void srv_dev_drain_begin(struct srv_dev *d, unsigned int mode)
+{
+	if (ibnbd_access_is_writer(mode))
+		d->draining++;
+}
+
+void srv_dev_drain_end(struct srv_dev *d, unsigned int mode)
+{
+	if (ibnbd_access_is_writer(mode) && d->draining)
+		d->draining--;
 }
 
 void srv_dev_put(struct srv_dev_reg *reg, struct srv_dev *d, unsigned int mode)

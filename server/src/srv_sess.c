@@ -14,34 +14,49 @@
 
 struct srvd *srvd_global;
 
+/*
+ * The last IO of a closed device is done: give up its access-mode claim
+ * and close the fd.
+ */
 static void srv_sd_free(struct srv_sess_dev *sd)
 {
+	struct srvd *d = srvd_global;
+
+	if (sd->closing) {
+		srv_dev_drain_end(sd->dev, sd->mode);
+		srv_info("sess %s: %s (handle %#x): in-flight IO drained, %s claim released",
+			 sd->sess->name, sd->path, sd->handle,
+			 ibnbd_access_mode_name(sd->mode));
+	}
+	srv_dev_put(&d->reg, sd->dev, sd->mode);
 	close(sd->fd);
 	free(sd);
 }
 
 /*
- * Take @sd out of the handle table and give up its access-mode claim (so a
- * reconnecting client can open it rw again at once); close the fd now or
- * when its in-flight IO completes.
+ * Take @sd out of the handle table; close the fd and give up its
+ * access-mode claim now or when its in-flight IO completes. Keeping the
+ * claim fences new writers (e.g. the same client, reconnected in a new
+ * session, re-sending the same writes) from the device until the old
+ * writes have landed: otherwise an old write still queued in io_uring
+ * could overwrite a newer one. A new rw OPEN meanwhile gets -EBUSY, which
+ * the client retries.
  */
 void srv_sd_close(struct srv_sess *s, struct srv_sess_dev *sd,
-			 const char *why)
+		  const char *why)
 {
-	struct srvd *d = srvd_global;
 	char line[512];
 
 	s->devs[sd->slot] = NULL;
-	srv_dev_put(&d->reg, sd->dev, sd->mode);
-	sd->dev = NULL;
 	srv_stats_line(line, sizeof(line), &sd->st);
-	srv_info("sess %s: closed %s (handle %#x, %s): %s", s->name, sd->path,
-		 sd->handle, why, line);
+	srv_info("sess %s: closed %s (handle %#x, %s, %u IOs in flight): %s",
+		 s->name, sd->path, sd->handle, why, sd->inflight, line);
 	if (!sd->inflight) {
 		srv_sd_free(sd);
 		return;
 	}
 	sd->closing = true;
+	srv_dev_drain_begin(sd->dev, sd->mode);
 	sd->next_closing = s->closing;
 	s->closing = sd;
 }

@@ -209,6 +209,15 @@ static uint32_t open_dev(struct srv_sess *s, const char *path, int mode,
 	return le32_to_cpu(rsp->device_id);
 }
 
+static void close_dev(struct srv_sess *s, uint32_t h)
+{
+	struct ibnbd_msg_close c;
+	struct ibtrs_srv_op op;
+
+	ibnbd_init_close(&c, h);
+	req(s, &op, IBTRS_WRITE, 0, &c, sizeof(c));
+}
+
 static int io(struct srv_sess *s, struct ibtrs_srv_op *op, uint32_t h,
 	      uint32_t rw, uint64_t sector, uint32_t len, size_t datalen)
 {
@@ -627,14 +636,24 @@ static void disconnect_inflight(void)
 	T_EQ(io(s, &op2, h, IBNBD_OP_READ, 8, 4096, 4096), 0);
 	T_EQ(s->inflight, 2);
 	srv_link_ev((struct ibtrs_srv_sess *)"sess-c", IBTRS_SRV_LINK_EV_DISCONNECTED, s);
-	/* The rw claim is released at once. */
-	open_dev(sess_b, "small", IBNBD_ACCESS_RW, &err, why);
-	T_EQ(err, -EMFILE);	/* sess_b is full; use sess_a */
-	h = open_dev(sess_a, "small", IBNBD_ACCESS_RW, &err, why);
+	/*
+	 * The rw claim is kept until the old IO is done: a new writer (the
+	 * same client, reconnected) must not race the old write to the disk.
+	 */
+	open_dev(sess_a, "small", IBNBD_ACCESS_RW, &err, why);
+	T_EQ(err, -EBUSY);
+	T_CHECK(strstr(why, "in flight"));
+	T_EQ(op1.answered, 0);
+	/* Readers are not fenced. */
+	h = open_dev(sess_a, "small", IBNBD_ACCESS_RO, &err, why);
 	T_EQ(err, 0);
+	close_dev(sess_a, h);
 	drain();
 	T_EQ(op1.answered, 1);
 	T_EQ(op2.answered, 1);
+	h = open_dev(sess_a, "small", IBNBD_ACCESS_RW, &err, why);
+	T_EQ(err, 0);
+	close_dev(sess_a, h);
 	/* s was freed (ASan would flag a use); the session list lost it. */
 	{
 		struct srv_sess *it;
@@ -644,6 +663,30 @@ static void disconnect_inflight(void)
 			n++;
 		T_EQ(n, 2);
 	}
+}
+
+/* CLOSE while a write is in flight: the claim outlives the handle. */
+static void close_inflight(void)
+{
+	struct ibtrs_srv_op op;
+	char why[64];
+	int err;
+	uint32_t h;
+
+	h = open_dev(sess_a, "small", IBNBD_ACCESS_RW, &err, why);
+	T_EQ(err, 0);
+	T_EQ(io(sess_a, &op, h, IBNBD_OP_WRITE | IBNBD_F_PREFLUSH, 0, 4096, 4096), 0);
+	close_dev(sess_a, h);
+	T_EQ(io(sess_a, &op, h, IBNBD_OP_READ, 0, 4096, 4096), -ESTALE);
+	open_dev(sess_a, "small", IBNBD_ACCESS_RW, &err, why);
+	T_EQ(err, -EBUSY);
+	drain();
+	T_EQ(op.answered, 1);
+	T_EQ(op.status, 0);
+	h = open_dev(sess_a, "small", IBNBD_ACCESS_RW, &err, why);
+	T_EQ(err, 0);
+	close_dev(sess_a, h);
+	T_EQ(tdd.inflight, 0);
 }
 
 static void stats_output(void)
@@ -683,6 +726,7 @@ int main(void)
 	T_RUN(ring_full_links);
 	T_RUN(ring_submit_fails);
 	T_RUN(disconnect_inflight);
+	T_RUN(close_inflight);
 	T_RUN(stats_output);
 	T_RUN(teardown_sessions);
 	io_uring_queue_exit(&tdd.ring);
