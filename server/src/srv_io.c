@@ -10,7 +10,6 @@
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "srvd.h"
 
@@ -45,7 +44,7 @@ static void srv_io_respond(struct srvd *d, struct srv_io *io)
 		srv_sess_destroy(d, s);
 }
 
-static void srv_io_done(struct srvd *d, struct srv_io *io)
+void srv_io_done(struct srvd *d, struct srv_io *io)
 {
 	if (d->in_poll) {
 		io->next = NULL;
@@ -194,14 +193,19 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 	}
 
 	if (io->opcode == IBNBD_OP_DISCARD && sd->is_blk) {
-		/* No async discard in io_uring on 6.1: BLKDISCARD inline. */
-		uint64_t range[2] = { off, io->len };
-
-		io->res = ioctl(sd->fd, BLKDISCARD, range) ? -errno : 0;
+		/*
+		 * No async discard in io_uring on 6.1, and BLKDISCARD can take
+		 * seconds: the worker thread runs it (srv_discard.c).
+		 */
+		if (!d->discard.running) {
+			free(io);
+			return -EOPNOTSUPP;
+		}
+		io->off = off;
 		sd->inflight++;
 		s->inflight++;
 		d->inflight++;
-		srv_io_respond(d, io);
+		srv_discard_queue(&d->discard, io);
 		return 0;
 	}
 

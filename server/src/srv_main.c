@@ -3,8 +3,9 @@
  * srv_main.c - ibnbd-serverd: serves block devices and files found beneath
  * a search root to IBNBD clients over IBTRS.
  *
- * One thread, one epoll loop over three fds: the IBTRS server context
- * (ibtrs_srv_fd), the io_uring completion queue, and a signalfd. Requests
+ * One epoll loop over four fds: the IBTRS server context (ibtrs_srv_fd),
+ * the io_uring completion queue, a signalfd, and the eventfd of the
+ * BLKDISCARD worker thread (srv_discard.c, the only other thread). Requests
  * arrive in srv_rdma_ev() (srv_sess.c, inside ibtrs_srv_poll); IO is queued
  * to io_uring and answered when its completion is reaped (srv_io.c).
  */
@@ -103,6 +104,8 @@ static int srv_loop(struct srvd *d)
 
 			if (fd == d->ring.ring_fd)
 				srv_reap(d);
+			else if (fd == d->discard.efd)
+				srv_discard_reap(d);
 			else if (fd == d->sigfd)
 				srv_handle_signal(d);
 		}
@@ -275,6 +278,14 @@ int main(int argc, char **argv)
 	ev.data.fd = d->sigfd;
 	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
 		goto epoll_err;
+	ret = srv_discard_start(&d->discard);
+	if (ret) {
+		srv_err("cannot start the discard thread: %s", strerror(-ret));
+		return 1;
+	}
+	ev.data.fd = d->discard.efd;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto epoll_err;
 
 	{
 		char addrs[256] = "";
@@ -290,6 +301,7 @@ int main(int argc, char **argv)
 	srv_ready(ready_fd);
 
 	ret = srv_loop(d);
+	srv_discard_stop(&d->discard);	/* idle: nothing is in flight */
 
 	srv_info("shutdown: closing sessions (%llu requests left unanswered)",
 		 (unsigned long long)d->parked);

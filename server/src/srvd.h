@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <liburing.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,10 +73,29 @@ struct srv_io {
 	struct ibtrs_srv_op *op;
 	uint32_t opcode;
 	uint32_t len;
+	uint64_t off;			/* bytes */
 	int pending;			/* CQEs still to come */
 	int res;
 	void *data;			/* chunk */
 	void *bounce;			/* aligned copy for O_DIRECT, or NULL */
+};
+
+/**
+ * struct srv_discard_worker - the BLKDISCARD thread (srv_discard.c).
+ * @todo/@todo_tail: queued by the loop, FIFO.
+ * @done: finished, for the loop to answer (any order).
+ * @efd: eventfd the worker signals, in the loop's epoll set.
+ * @lock/@cond: protect @todo, @done, @stop; wake the worker.
+ */
+struct srv_discard_worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct srv_io *todo, **todo_tail;
+	struct srv_io *done;
+	int efd;
+	bool stop;
+	bool running;
 };
 
 struct srvd {
@@ -95,6 +115,7 @@ struct srvd {
 	unsigned int inflight;		/* all sessions */
 	uint64_t parked;		/* requests not answered at shutdown */
 	struct srv_stats total;		/* every session, since start */
+	struct srv_discard_worker discard;
 	time_t start;
 };
 
@@ -123,7 +144,14 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s, struct ibtrs_srv_op *op,
 		  enum ibtrs_dir dir, void *data, size_t datalen,
 		  const void *usr, size_t usrlen);
 void srv_reap(struct srvd *d);
+void srv_io_done(struct srvd *d, struct srv_io *io);
 void srv_flush_deferred(struct srvd *d);
+
+/* ---- srv_discard.c: BLKDISCARD in a worker thread ------------------ */
+int srv_discard_start(struct srv_discard_worker *dw);
+void srv_discard_stop(struct srv_discard_worker *dw);
+void srv_discard_queue(struct srv_discard_worker *dw, struct srv_io *io);
+void srv_discard_reap(struct srvd *d);
 
 /* ---- srv_stats.c -------------------------------------------------- */
 void srv_stats_line(char *buf, size_t len, const struct srv_stats *s);

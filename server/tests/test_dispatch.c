@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -132,6 +133,8 @@ static void setup(void)
 	tdd.gen = 0x1234;
 	if (tdd.root_fd < 0 || io_uring_queue_init(64, &tdd.ring, 0))
 		exit(2);
+	if (srv_discard_start(&tdd.discard))
+		exit(2);
 
 	/* Chunk followed by an inaccessible page: overruns fault. */
 	chunk_map = CHUNK + 4096;
@@ -159,12 +162,16 @@ static void drain(void)
 {
 	struct io_uring_cqe *cqe;
 
+	struct __kernel_timespec ts = { .tv_nsec = 10 * 1000000 };
+	int i;
+
 	submit_fail = 0;
 	io_uring_submit(&tdd.ring);
-	while (tdd.inflight) {
-		if (io_uring_wait_cqe(&tdd.ring, &cqe))
-			break;
+	for (i = 0; tdd.inflight && i < 3000; i++) {
+		/* io_uring completions, and discards from the worker */
+		io_uring_wait_cqe_timeout(&tdd.ring, &cqe, &ts);
 		srv_reap(&tdd);
+		srv_discard_reap(&tdd);
 	}
 	srv_flush_deferred(&tdd);
 }
@@ -665,6 +672,34 @@ static void disconnect_inflight(void)
 	}
 }
 
+/*
+ * A block device's DISCARD (BLKDISCARD, synchronous) runs in the worker
+ * thread and is answered from the loop when the worker signals it, not
+ * inline. The "device" here is a file flagged as a block device, so the
+ * ioctl fails with ENOTTY: what matters is who answers, and when.
+ */
+static void discard_off_loop(void)
+{
+	struct ibtrs_srv_op op;
+	struct pollfd pfd = { .fd = tdd.discard.efd, .events = POLLIN };
+	char why[64];
+	int err;
+	uint32_t h;
+
+	h = open_dev(sess_a, "small", IBNBD_ACCESS_RW, &err, why);
+	T_EQ(err, 0);
+	srv_sd_lookup(sess_a, h)->is_blk = true;
+	T_EQ(io(sess_a, &op, h, IBNBD_OP_DISCARD, 0, 4096, 0), 0);
+	T_EQ(op.answered, 0);		/* not inline */
+	T_EQ(tdd.inflight, 1);
+	T_EQ(poll(&pfd, 1, 5000), 1);	/* the worker signals the loop */
+	srv_discard_reap(&tdd);
+	T_EQ(op.answered, 1);
+	T_EQ(op.status, -ENOTTY);
+	T_EQ(tdd.inflight, 0);
+	close_dev(sess_a, h);
+}
+
 /* CLOSE while a write is in flight: the claim outlives the handle. */
 static void close_inflight(void)
 {
@@ -727,8 +762,10 @@ int main(void)
 	T_RUN(ring_submit_fails);
 	T_RUN(disconnect_inflight);
 	T_RUN(close_inflight);
+	T_RUN(discard_off_loop);
 	T_RUN(stats_output);
 	T_RUN(teardown_sessions);
+	srv_discard_stop(&tdd.discard);
 	io_uring_queue_exit(&tdd.ring);
 	cleanup();
 	T_EXIT();
