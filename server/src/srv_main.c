@@ -241,11 +241,6 @@ int main(int argc, char **argv)
 	so.chunk_size = d->o.chunk_size;
 	so.hb_interval_ms = d->o.hb_interval_ms;
 	so.hb_missed_max = d->o.hb_missed_max;
-	if (d->o.inval_mode &&
-	    ibtrs_inval_mode_parse(d->o.inval_mode, &so.inval_mode)) {
-		srv_err("unknown --inval-mode '%s'", d->o.inval_mode);
-		return 2;
-	}
 	d->chunk_size = d->o.chunk_size ? d->o.chunk_size : 128 * 1024;
 
 	entries = d->o.queue_depth ? d->o.queue_depth : 128;

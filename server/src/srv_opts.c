@@ -22,7 +22,6 @@ void srv_opts_usage(FILE *f, const char *prog)
 "                          (default /dev); '..' or symlinks leaving it are refused\n"
 "  -q, --queue-depth N     IBTRS chunks per session (default: library, 128)\n"
 "  -c, --chunk-size SIZE   bytes per chunk = max IO size, power of two (default 128k)\n"
-"      --inval-mode MODE   remote|local|none (IBTRS chunk re-keying)\n"
 "  -m, --max-devices N     devices one session may open (default %d)\n"
 "      --hb-interval MS    heartbeat interval; --hb-missed N: misses before failing\n"
 "  -d, --daemon            run in the background (logs go to syslog)\n"
@@ -82,7 +81,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return 0;
 }
 
-enum { OPT_INVAL = 256, OPT_PIDFILE, OPT_STATS, OPT_HB_INT, OPT_HB_MISS };
+enum { OPT_PIDFILE = 256, OPT_STATS, OPT_HB_INT, OPT_HB_MISS };
 
 static const struct option long_opts[] = {
 	{ "addr", required_argument, NULL, 'a' },
@@ -90,7 +89,6 @@ static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, 'r' },
 	{ "queue-depth", required_argument, NULL, 'q' },
 	{ "chunk-size", required_argument, NULL, 'c' },
-	{ "inval-mode", required_argument, NULL, OPT_INVAL },
 	{ "max-devices", required_argument, NULL, 'm' },
 	{ "hb-interval", required_argument, NULL, OPT_HB_INT },
 	{ "hb-missed", required_argument, NULL, OPT_HB_MISS },
@@ -152,9 +150,6 @@ int srv_opts_parse(int argc, char **argv, struct srv_opts *o, char *err,
 				BAD("bad --chunk-size '%s' (power of two, 4k..16m)",
 				    optarg);
 			o->chunk_size = v;
-			break;
-		case OPT_INVAL:
-			o->inval_mode = optarg;
 			break;
 		case 'm':
 			if (parse_uint(optarg, 65535, &v) || !v)

@@ -4,7 +4,7 @@
 # TB_PATHS, TB_SRV_ADDRS, TB_CLT_ADDRS come from the runner.
 # Exit codes: 0 pass, 77 skip, anything else fail.
 # IBNBD_SRV_EXTRA / IBNBD_FIO_EXTRA: extra daemon / fio arguments for every
-# start_server / run_fio (e.g. "--inval-mode none" / "--inval_mode=none").
+# start_server / run_fio (e.g. "-v" / "--mp_policy=min-inflight").
 
 set -u
 : "${TB_TOP:?run me through experiments/testbed/run or tests/run-vm}"
