@@ -45,10 +45,18 @@ run_fio() {	# args...; output in $out, status returned
 	timeout 60 $FIO --name=t --ioengine=external:$SO --size=1m --bs=4k "$@" >"$out" 2>&1
 }
 
-# 4. external:<path> loads and reaches our init.
+# 4. external:<path> loads and reaches our init. Not "ibtrs" anywhere: fio's
+#    own load failure names the path ("engine external:/x/ibtrs.so not
+#    loadable"). The job line carries the loaded engine's .name, the
+#    "ibtrs: " lines and fio's "func=ibtrs connect" come from our init.
 run_fio --rw=read --paths=192.0.2.1 --devpath=nullb0 --connect_timeout=500
-if grep -q 'ibtrs' "$out"; then pass external_path_loads
-else fail external_path_loads "$(head -3 "$out" | tr '\n' ' ')"; fi
+if grep -q 'ioengine=ibtrs, ' "$out" && grep -q '^ibtrs: ' "$out" &&
+   grep -q 'func=ibtrs connect' "$out" &&
+   ! grep -qE 'not loadable|failed parsing ioengine|not found' "$out"; then
+	pass external_path_loads
+else
+	fail external_path_loads "$(head -3 "$out" | tr '\n' ' ')"
+fi
 
 # 5. Unreachable server (the host has no RDMA at all): clear error, fio fails.
 if ! run_fio --rw=read --paths=192.0.2.1 --devpath=nullb0 --connect_timeout=500 &&
