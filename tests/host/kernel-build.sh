@@ -6,7 +6,7 @@
 # in), sparse finds nothing in them (make C=2: __le types are __bitwise, so
 # a missing byte-order conversion is a warning), and on a 32-bit target they
 # need no 64-bit division helpers (__udivdi3 & co. do not exist in a
-# 32-bit kernel). Loading the module is done in the guest (tests/vm/001).
+# 32-bit kernel). kmod/tests/vm/001-protocheck-load.sh loads it in the guest.
 #
 # Prints one PASS/FAIL/SKIP line per check; exit status 1 on any FAIL.
 set -uo pipefail
