@@ -243,14 +243,6 @@ void trs_con_poll(struct trs_con *con)
 	} while (n > 0 && !con->dead);
 }
 
-/*
- * Receive completions of a SEND_WITH_INV. Linux rxe (6.1) reports the
- * kernel's IB_WC_WITH_INVALIDATE bit (1 << 2) to userspace, where that bit
- * is IBV_WC_IP_CSUM_OK; the checksum flag never applies to an RC receive, so
- * either bit means "invalidated", and invalidated_rkey is then checked.
- */
-#define TRS_WC_WITH_INV	(IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK)
-
 /**
  * trs_con_rx_begin() - the receive prologue of both sides: validate @wc and
  * the buffer of @rx with the shared rules (common/rx.c), copy a payload
@@ -262,24 +254,10 @@ int trs_con_rx_begin(struct trs_con *con, struct trs_rx *rx,
 		     const struct ibv_wc *wc, bool server, __u32 queue_depth,
 		     struct trs_rx_msg *m, void *msg, const char **why)
 {
-	struct trs_rx_wc w = {
-		.ok = wc->status == IBV_WC_SUCCESS,
-		.op = wc->opcode == IBV_WC_RECV ? TRS_RX_OP_RECV :
-		      wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM ?
-		      TRS_RX_OP_RECV_RDMA_IMM : TRS_RX_OP_OTHER,
-		.with_imm = !!(wc->wc_flags & IBV_WC_WITH_IMM),
-		.byte_len = wc->byte_len,
-	};
+	struct trs_rx_wc w;
 	int err;
 
-	/* imm_data and invalidated_rkey share a union */
-	if (w.with_imm) {
-		w.imm = ntohl(wc->imm_data);
-		w.with_inv = !!(wc->wc_flags & IBV_WC_WITH_INV);
-	} else if (wc->wc_flags & TRS_WC_WITH_INV) {
-		w.with_inv = true;
-		w.inv_rkey = wc->invalidated_rkey;
-	}
+	trs_rx_wc_from_ibv(wc, &w);
 	err = server ? trs_rx_decode_srv(&w, rx->buf, queue_depth, m, why) :
 		       trs_rx_decode_clt(&w, rx->buf, queue_depth, m, why);
 	if (err) {

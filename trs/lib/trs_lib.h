@@ -11,6 +11,7 @@
 #ifndef TRS_LIB_H
 #define TRS_LIB_H
 
+#include <endian.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -140,6 +141,37 @@ int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
 			  struct trs_cqe *cqe);
 int trs_con_post_ctrl(struct trs_con *con, uint32_t len);
 void trs_con_poll(struct trs_con *con);
+/*
+ * Receive completions of a SEND_WITH_INV. Linux rxe (6.1) reports the
+ * kernel's IB_WC_WITH_INVALIDATE bit (1 << 2) to userspace, where that bit
+ * is IBV_WC_IP_CSUM_OK; the checksum flag never applies to an RC receive, so
+ * either bit means "invalidated" (without immediate data), and
+ * invalidated_rkey is then checked.
+ */
+#define TRS_WC_WITH_INV	(IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK)
+
+/* The verbs completion as the shared receive checks (common/rx.c) see it. */
+static inline void trs_rx_wc_from_ibv(const struct ibv_wc *wc,
+				      struct trs_rx_wc *w)
+{
+	*w = (struct trs_rx_wc){
+		.ok = wc->status == IBV_WC_SUCCESS,
+		.op = wc->opcode == IBV_WC_RECV ? TRS_RX_OP_RECV :
+		      wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM ?
+		      TRS_RX_OP_RECV_RDMA_IMM : TRS_RX_OP_OTHER,
+		.with_imm = !!(wc->wc_flags & IBV_WC_WITH_IMM),
+		.byte_len = wc->byte_len,
+	};
+	/* imm_data and invalidated_rkey share a union */
+	if (w->with_imm) {
+		w->imm = be32toh(wc->imm_data);
+		w->with_inv = !!(wc->wc_flags & IBV_WC_WITH_INV);
+	} else if (wc->wc_flags & TRS_WC_WITH_INV) {
+		w->with_inv = true;
+		w->inv_rkey = wc->invalidated_rkey;
+	}
+}
+
 /*
  * An RDMA CM event copied out of librdmacm and already acked (so that the
  * handler may destroy its cm_id): the private data is kept, cut to the
