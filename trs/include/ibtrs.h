@@ -221,6 +221,8 @@ struct ibtrs_path_stats {
 	uint64_t reconnects;
 	uint64_t hb_sent, hb_rtt_us;	/* last heartbeat round trip */
 	uint64_t lat_us;	/* IO completion latency average (min-latency) */
+	uint64_t proto_errors;	/* successful READ answers not covering the
+				 * request: IO failed with EIO, path failed */
 	unsigned int inflight;
 };
 

@@ -170,6 +170,13 @@ void trs_clt_dispatch_pending(struct ibtrs_clt *clt)
 		uint64_t skip = 0;
 		int idx, err = -ENOTCONN;
 
+		if (req->final_status) {
+			/* failed for good on its last path (trs_clt_rsp_check) */
+			TAILQ_REMOVE(&clt->pending, req, link);
+			clt->ncompleted++;
+			trs_clt_complete(req, req->final_status);
+			continue;
+		}
 		trs_clt_build_mp(clt, mp);
 		for (;;) {
 			idx = trs_mp_select(clt->policy, mp, clt->npaths,
@@ -486,6 +493,7 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 	req->priv = priv;
 	req->seq = ++clt->seq;
 	req->start_us = trs_now_us();
+	req->final_status = 0;
 	req->bounce = true;
 	if (iovcnt == 1) {
 		uintptr_t a = (uintptr_t)iov[0].iov_base;

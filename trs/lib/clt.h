@@ -40,6 +40,7 @@ struct trs_clt_req {
 	struct trs_clt_con *con;
 	int refs;
 	int status;
+	int final_status;		/* complete with it, never re-post */
 	bool active;			/* between request() and conf() */
 	bool bounce;			/* data staged in the bounce buffer */
 	bool need_inv;			/* rkey still valid remotely */
@@ -162,6 +163,7 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 
 /* clt_io.c */
 int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req);
+int trs_clt_rsp_check(struct trs_clt_req *req, int status, const void *rsp);
 
 /* mem.c */
 int trs_clt_path_mem_setup(struct trs_clt_path *path);

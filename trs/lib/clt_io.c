@@ -39,6 +39,40 @@ static void trs_clt_inv_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 }
 
 /**
+ * trs_clt_rsp_check() - the status an answer gives its IO.
+ * @rsp: the IO_RSP message (validated), NULL for an answer by immediate.
+ *
+ * A successful READ answer must cover the whole request: an IO_RSP whose
+ * len equals the request's length (PROTOCOL.md 4). Anything else would
+ * hand the user a partly stale buffer as good data, so it fails the IO with
+ * -EIO, for good (not re-posted on another path), and fails the path like
+ * every other protocol violation.
+ */
+int trs_clt_rsp_check(struct trs_clt_req *req, int status, const void *rsp)
+{
+	struct trs_clt_path *path = req->path;
+	struct trs_io_rsp_info r = { .len = 0 };
+
+	if (req->dir != IBTRS_READ || status)
+		return status;
+	if (rsp && !trs_io_rsp_decode(rsp, sizeof(struct trs_msg_io_rsp),
+				      UINT16_MAX + 1, &r, NULL) &&
+	    r.len == req->len)
+		return 0;
+	path->st.proto_errors++;
+	req->final_status = -EIO;
+	if (rsp)
+		trs_clt_path_fail(path, "protocol error: successful READ answer "
+				  "of chunk %u has %u bytes, the request %zu; IO "
+				  "failed with EIO", req->id, r.len, req->len);
+	else
+		trs_clt_path_fail(path, "protocol error: successful READ answer "
+				  "of chunk %u without a length; IO failed with "
+				  "EIO", req->id);
+	return -EIO;
+}
+
+/**
  * trs_clt_post_req() - post @req on @path.
  * Return: 0, or -errno (nothing posted; the caller fails the path and
  * keeps the request queued).

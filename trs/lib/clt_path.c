@@ -434,7 +434,7 @@ static void trs_clt_info_rsp(struct trs_clt_path *path, const void *buf,
 }
 
 static void trs_clt_io_rsp(struct trs_clt_path *path, uint32_t id, int status,
-			   bool invalidated, uint32_t inv_rkey)
+			   bool invalidated, uint32_t inv_rkey, const void *rsp)
 {
 	struct ibtrs_clt *clt = path->clt;
 	struct trs_clt_req *req = &clt->reqs[id];
@@ -453,7 +453,7 @@ static void trs_clt_io_rsp(struct trs_clt_path *path, uint32_t id, int status,
 		req->need_inv = false;
 	}
 	req->rsp_pending = false;
-	req->status = status;
+	req->status = trs_clt_rsp_check(req, status, rsp);
 	path->st.msgs_recv++;
 	if (req->need_inv) {
 		/* The server did not invalidate: do it before completing. */
@@ -510,7 +510,8 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 			trs_clt_path_fail(path, "IO response before the path joined");
 			break;
 		}
-		trs_clt_io_rsp(path, m.id, m.status, m.inv, m.inv_rkey);
+		trs_clt_io_rsp(path, m.id, m.status, m.inv, m.inv_rkey,
+			       m.msg_type == TRS_MSG_IO_RSP ? msg : NULL);
 		break;
 	case TRS_RX_MSG:	/* INFO_RSP, the only other valid message */
 		trs_clt_info_rsp(path, msg, m.len);

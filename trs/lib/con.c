@@ -265,8 +265,8 @@ int trs_con_rx_begin(struct trs_con *con, struct trs_rx *rx,
 			*why = ibv_wc_status_str(wc->status);
 		return err;
 	}
-	if (m->kind == TRS_RX_MSG)
-		memcpy(msg, rx->buf, m->len);
+	if (m->kind == TRS_RX_MSG || m->msg_type == TRS_MSG_IO_RSP)
+		memcpy(msg, rx->buf, m->len);	/* IO_RSP: the client checks len */
 	err = trs_con_post_recv(con, rx);
 	if (err)
 		*why = "reposting the receive failed";

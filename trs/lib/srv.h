@@ -124,5 +124,10 @@ void trs_srv_send_done(struct trs_cqe *cqe, struct ibv_wc *wc);
 void trs_srv_path_tick(struct trs_srv_path *path, uint64_t now);
 void trs_srv_op_orphan(struct ibtrs_srv_op *op);
 void trs_srv_sess_maybe_free(struct ibtrs_srv_sess *sess);
+/* Test hook, never set by a real server: ibtrs_srv_resp() sends a successful
+ * READ answer shorter than the request instead of refusing it, so that
+ * trs-test-server -S raw can play a broken server and exercise
+ * the client's check. */
+extern bool trs_srv_test_short_read;
 
 #endif /* TRS_SRV_H */

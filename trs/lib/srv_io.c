@@ -118,10 +118,13 @@ static int trs_srv_post_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	}
 	rsp_wr.wr_id = (uintptr_t)&con->c.ctrl_cqe;
 	rsp_wr.send_flags = IBV_SEND_SIGNALED;
-	if (op->req.flags & TRS_IO_F_NEED_INV) {
+	if (op->req.type == TRS_MSG_IO_READ || (op->req.flags & TRS_IO_F_NEED_INV)) {
+		/* A read's answer carries its length, so the client can check it
+		 * covers the request; SEND_WITH_INV also ends the client's rkey. */
+		bool inv = op->req.flags & TRS_IO_F_NEED_INV;
 		struct trs_io_rsp_info ri = {
 			.chunk_id = (uint16_t)op->id, .status = status,
-			.flags = TRS_RSP_F_INVALIDATED, .len = (uint32_t)len,
+			.flags = inv ? TRS_RSP_F_INVALIDATED : 0, .len = (uint32_t)len,
 		};
 
 		rsp = (void *)((char *)con->c.tx_slots + (size_t)op->id * TRS_TX_SLOT);
@@ -129,8 +132,8 @@ static int trs_srv_post_resp(struct ibtrs_srv_op *op, int status, size_t len)
 		rsp_sge.addr = (uintptr_t)rsp;
 		rsp_sge.length = sizeof(*rsp);
 		rsp_sge.lkey = con->c.msg_mr->lkey;
-		rsp_wr.opcode = IBV_WR_SEND_WITH_INV;
-		rsp_wr.invalidate_rkey = op->req.rkey;
+		rsp_wr.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND;
+		rsp_wr.invalidate_rkey = inv ? op->req.rkey : 0;
 		rsp_wr.sg_list = &rsp_sge;
 		rsp_wr.num_sge = 1;
 	} else {
@@ -141,6 +144,8 @@ static int trs_srv_post_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	}
 	return -ibv_post_send(con->c.qp, first, &bad);
 }
+
+bool trs_srv_test_short_read;
 
 int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 {
@@ -157,14 +162,20 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 		status = -status;
 	if (status < -TRS_IMM_MAX_ERRNO)
 		status = -EIO;
-	if (op->req.type == TRS_MSG_IO_READ &&
-	    len > (op->req.sg_cnt ? op->req.rlen : 0)) {
-		trs_err("session %s: answer of chunk %u longer (%zu) than the "
-			"client buffer (%u); failing the IO", sess->name, op->id,
-			len, op->req.rlen);
-		status = -EIO;
-		len = 0;
-		err = -EINVAL;
+	if (op->req.type == TRS_MSG_IO_READ) {
+		/* A successful read answer covers the whole request, else the
+		 * client would see a partly stale buffer as good data. */
+		size_t want = op->req.sg_cnt ? op->req.rlen : 0;
+
+		if (len > want ||
+		    (!status && len != want && !trs_srv_test_short_read)) {
+			trs_err("session %s: read answer of chunk %u has %zu bytes, "
+				"the request %zu; failing the IO with EIO", sess->name,
+				op->id, len, want);
+			status = -EIO;
+			len = 0;
+			err = -EINVAL;
+		}
 	}
 	if (path && !path->fail_pending) {
 		int perr = trs_srv_post_resp(op, status, len);

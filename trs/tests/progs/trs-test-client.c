@@ -178,7 +178,8 @@ static void print_stats(void)
 		printf("path %d addr=%s state=%s reads=%llu writes=%llu "
 		       "read_bytes=%llu write_bytes=%llu msgs_sent=%llu msgs_recv=%llu "
 		       "reg_wrs=%llu failovers=%llu reconnects=%llu hb_sent=%llu "
-		       "hb_rtt_us=%llu lat_us=%llu inflight=%u\n", i, p->addr,
+		       "hb_rtt_us=%llu lat_us=%llu proto_errors=%llu inflight=%u\n",
+		       i, p->addr,
 		       ibtrs_path_state_name(p->state),
 		       (unsigned long long)p->reads, (unsigned long long)p->writes,
 		       (unsigned long long)p->read_bytes,
@@ -187,7 +188,8 @@ static void print_stats(void)
 		       (unsigned long long)p->reg_wrs, (unsigned long long)p->failovers,
 		       (unsigned long long)p->reconnects, (unsigned long long)p->hb_sent,
 		       (unsigned long long)p->hb_rtt_us,
-		       (unsigned long long)p->lat_us, p->inflight);
+		       (unsigned long long)p->lat_us,
+		       (unsigned long long)p->proto_errors, p->inflight);
 		sent += p->msgs_sent;
 		recv += p->msgs_recv;
 		reg += p->reg_wrs;

@@ -3,7 +3,13 @@
  * trs-test-server - IBTRS test server with an in-memory disk (optionally a
  * shared file mapping, so data survives a server restart).
  * Usage: trs-test-server -a ADDR [-a ADDR...] [-p PORT] [-q QD] [-c CHUNK]
- *        [-d DISK_MIB] [-f FILE] [-t SECONDS] [-v]
+ *        [-d DISK_MIB] [-f FILE] [-t SECONDS] [-S lib|raw] [-L IP:MS] [-v]
+ * -L delays every answer to a request that came over the path from client
+ * address IP by MS milliseconds: a slow path, for the policy tests (rxe
+ * between two addresses of one guest bypasses every qdisc, so netem cannot).
+ * -S answers every read one sector short (hostile server): "lib" through
+ * ibtrs_srv_resp(), which must refuse and fail the IO; "raw" bypasses that
+ * check (library test hook) so the short answer reaches the client.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +23,63 @@
 #include <sys/mman.h>
 
 #include "ibtrs.h"
+#include "srv.h"		/* trs_srv_test_short_read */
 #include "test_common.h"
 
 static volatile sig_atomic_t stop;
 static char *disk;
 static size_t disk_size;
-static unsigned long long nreads, nwrites, nbad, nsess;
+static unsigned long long nreads, nwrites, nbad, nsess, nshort, nrefused;
+static int short_read;
+
+/* -L: answers held back until due */
+#define SLOW_MAX	1024
+static char slow_ip[64];
+static unsigned int slow_ms;
+static struct slow_rsp {
+	struct ibtrs_srv_op *op;
+	size_t len;
+	struct timespec due;
+} slow_q[SLOW_MAX];
+static unsigned int slow_head, slow_n;
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static int answer(struct ibtrs_srv_op *op, size_t len)
+{
+	struct slow_rsp *r;
+
+	if (!slow_ms || slow_n == SLOW_MAX || !op->path ||
+	    strcmp(op->path->addr, slow_ip))
+		return ibtrs_srv_resp(op, 0, len);
+	r = &slow_q[(slow_head + slow_n++) % SLOW_MAX];
+	r->op = op;
+	r->len = len;
+	clock_gettime(CLOCK_MONOTONIC, &r->due);
+	r->due.tv_nsec += (long)slow_ms * 1000000;
+	r->due.tv_sec += r->due.tv_nsec / 1000000000;
+	r->due.tv_nsec %= 1000000000;
+	return 0;
+}
+
+/* Send the held-back answers that are due (all of them if @all). */
+static void answer_due(bool all)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	while (slow_n && (all || !ts_before(&now, &slow_q[slow_head].due))) {
+		struct slow_rsp *r = &slow_q[slow_head];
+
+		ibtrs_srv_resp(r->op, 0, r->len);
+		slow_head = (slow_head + 1) % SLOW_MAX;
+		slow_n--;
+	}
+}
 
 static void on_signal(int sig)
 {
@@ -65,8 +122,14 @@ static int rdma_ev(struct ibtrs_srv_sess *sess, void *priv,
 	} else {
 		memcpy(data, disk + h.offset, h.len);
 		nreads++;
+		if (short_read) {
+			nshort++;
+			if (ibtrs_srv_resp(op, 0, h.len - TT_SECTOR))
+				nrefused++;
+			return 0;
+		}
 	}
-	return ibtrs_srv_resp(op, 0, h.len);
+	return answer(op, h.len);
 }
 
 static void log_fn(enum ibtrs_log_level lvl, const char *msg)
@@ -89,7 +152,7 @@ int main(int argc, char **argv)
 	unsigned long mib = 64, seconds = 0;
 	time_t end;
 
-	while ((c = getopt(argc, argv, "a:p:q:c:d:f:t:v")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:q:c:d:f:t:S:L:v")) != -1) {
 		switch (c) {
 		case 'a':
 			if (naddrs < 8)
@@ -101,10 +164,30 @@ int main(int argc, char **argv)
 		case 'd': mib = strtoul(optarg, NULL, 0); break;
 		case 'f': file = optarg; break;
 		case 't': seconds = strtoul(optarg, NULL, 0); break;
+		case 'S':
+			short_read = 1;
+			trs_srv_test_short_read = !strcmp(optarg, "raw");
+			if (!trs_srv_test_short_read && strcmp(optarg, "lib")) {
+				fprintf(stderr, "-S lib|raw\n");
+				return 2;
+			}
+			break;
+		case 'L': {
+			char *colon = strrchr(optarg, ':');
+
+			if (!colon || (size_t)(colon - optarg) >= sizeof(slow_ip)) {
+				fprintf(stderr, "-L IP:MS\n");
+				return 2;
+			}
+			memcpy(slow_ip, optarg, (size_t)(colon - optarg));
+			slow_ms = (unsigned int)atoi(colon + 1);
+			break;
+		}
 		case 'v': verbose++; break;
 		default:
 			fprintf(stderr, "usage: %s -a ADDR [-a ADDR] [-p PORT] [-q QD] "
-				"[-c CHUNK] [-d MIB] [-f FILE] [-t SEC] [-v]\n", argv[0]);
+				"[-c CHUNK] [-d MIB] [-f FILE] [-t SEC] [-S lib|raw] "
+				"[-L IP:MS] [-v]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -147,15 +230,18 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	end = seconds ? time(NULL) + (time_t)seconds : 0;
 	while (!stop && (!end || time(NULL) < end)) {
-		int n = ibtrs_srv_poll(ctx, 200);
+		int n = ibtrs_srv_poll(ctx, slow_n ? 1 : 200);
 
 		if (n < 0) {
 			fprintf(stderr, "ibtrs_srv_poll: %s\n", strerror(-n));
 			break;
 		}
+		answer_due(false);
 	}
+	answer_due(true);
 	ibtrs_srv_close(ctx);
-	printf("server done: sessions=%llu reads=%llu writes=%llu bad=%llu\n",
-	       nsess, nreads, nwrites, nbad);
+	printf("server done: sessions=%llu reads=%llu writes=%llu bad=%llu "
+	       "short_answers=%llu refused=%llu\n", nsess, nreads, nwrites, nbad,
+	       nshort, nrefused);
 	return 0;
 }
