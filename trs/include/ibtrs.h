@@ -271,8 +271,6 @@ struct ibtrs_srv_ops {
  * @queue_depth: chunks per session (128); @chunk_size: bytes per chunk,
  *	power of two (128 KiB). max_io_size = chunk_size; the user header and
  *	transport trailer travel in a separate area of the chunk pool.
- * @inval_mode: ignored: not implemented (server chunks are not re-keyed per
- *	IO; see PROTOCOL.md section 5).
  * @hb_interval_ms/@hb_missed_max: as the client.
  */
 struct ibtrs_srv_opts {
@@ -281,7 +279,6 @@ struct ibtrs_srv_opts {
 	uint16_t port;
 	unsigned int queue_depth;
 	unsigned int chunk_size;
-	enum ibtrs_inval_mode inval_mode;
 	unsigned int hb_interval_ms;
 	unsigned int hb_missed_max;
 };
