@@ -23,7 +23,6 @@
  * @port: RDMA CM port.
  * @root: device search root (realpath'd by the daemon at start).
  * @queue_depth/@chunk_size: IBTRS chunks per session and bytes per chunk.
- * @inval_mode: IBTRS inval mode name (parsed by libibtrs), NULL = default.
  * @daemon: fork into the background, log to syslog.
  * @use_syslog: log to syslog even in the foreground.
  * @pidfile/@stats_file: optional paths.
@@ -38,7 +37,6 @@ struct srv_opts {
 	const char *root;
 	unsigned int queue_depth;
 	unsigned int chunk_size;
-	const char *inval_mode;
 	bool daemon;
 	bool use_syslog;
 	const char *pidfile;
@@ -103,6 +101,8 @@ int srv_path_open(int root_fd, const char *root, const char *path, int flags,
  * it (key: st_rdev for block devices, st_dev+st_ino for files).
  * @writers: openers with rw or migration access.
  * @openers: all openers.
+ * @excl_fd: block devices with writers: an O_EXCL open that fences local
+ *	writers (mounts, other O_EXCL openers), else -1.
  * @draining: writers that were closed and whose IO is still in flight
  *	(still counted in @writers until it has landed).
  */
@@ -114,6 +114,7 @@ struct srv_dev {
 	unsigned int writers;
 	unsigned int openers;
 	unsigned int draining;
+	int excl_fd;
 	char path[256];
 };
 
@@ -129,6 +130,12 @@ struct srv_dev_reg {
 int srv_dev_get(struct srv_dev_reg *reg, bool is_blk, dev_t dev, ino_t ino,
 		const char *path, unsigned int mode, struct srv_dev **out,
 		const char **reason);
+/*
+ * srv_dev_claim_excl() - a writer opened block device @d (as @fd): hold it
+ * O_EXCL, as rnbd-srv does, until the last writer is gone (srv_dev_put()).
+ * -EBUSY with @reason if it is mounted or opened O_EXCL on this host.
+ */
+int srv_dev_claim_excl(struct srv_dev *d, int fd, const char **reason);
 /*
  * srv_dev_drain_begin() - a writer of @d was closed with IO in flight: it
  * keeps its claim until srv_dev_drain_end() + srv_dev_put() when the IO is

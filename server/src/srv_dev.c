@@ -5,9 +5,11 @@
  * writers when "migration" is used (see ibnbd_access_check()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "srv.h"
 #include "trs/ibnbd_proto.h"
@@ -54,6 +56,7 @@ int srv_dev_get(struct srv_dev_reg *reg, bool is_blk, dev_t dev, ino_t ino,
 			return -ENOMEM;
 		}
 		d->is_blk = is_blk;
+		d->excl_fd = -1;
 		d->dev = dev;
 		d->ino = is_blk ? 0 : ino;
 		snprintf(d->path, sizeof(d->path), "%s", path);
@@ -65,6 +68,32 @@ int srv_dev_get(struct srv_dev_reg *reg, bool is_blk, dev_t dev, ino_t ino,
 	if (ibnbd_access_is_writer(mode))
 		d->writers++;
 	*out = d;
+	return 0;
+}
+
+int srv_dev_claim_excl(struct srv_dev *d, int fd, const char **reason)
+{
+	char proc[64];
+	int efd;
+
+	if (!d->is_blk || d->excl_fd >= 0)
+		return 0;
+	/*
+	 * Re-open the very file @fd refers to (no second path lookup):
+	 * O_EXCL on a block device fails with EBUSY while it is mounted or
+	 * opened O_EXCL by anyone else, and keeps both out while we hold it.
+	 */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	efd = open(proc, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (efd < 0) {
+		int ret = -errno;
+
+		*reason = ret == -EBUSY ?
+			"device is in use on the server (mounted or opened exclusively)" :
+			"cannot open device exclusively";
+		return ret;
+	}
+	d->excl_fd = efd;
 	return 0;
 }
 
@@ -86,6 +115,10 @@ void srv_dev_put(struct srv_dev_reg *reg, struct srv_dev *d, unsigned int mode)
 
 	if (ibnbd_access_is_writer(mode) && d->writers)
 		d->writers--;
+	if (!d->writers && d->excl_fd >= 0) {
+		close(d->excl_fd);
+		d->excl_fd = -1;
+	}
 	if (d->openers && --d->openers)
 		return;
 	for (pp = &reg->head; *pp; pp = &(*pp)->next) {

@@ -178,6 +178,11 @@ static int srv_handle_open(struct srvd *d, struct srv_sess *s,
 		close(res.fd);
 		goto refuse;
 	}
+	if (ibnbd_access_is_writer(m->access_mode)) {
+		ret = srv_dev_claim_excl(dev, res.fd, &reason);
+		if (ret)
+			goto put_dev;
+	}
 	sd = calloc(1, sizeof(*sd));
 	if (!sd) {
 		ret = -ENOMEM;
