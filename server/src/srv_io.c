@@ -37,6 +37,8 @@ static void srv_io_respond(struct srvd *d, struct srv_io *io)
 	sd->inflight--;
 	s->inflight--;
 	d->inflight--;
+	if (d->stopping)
+		d->stop_answered++;
 	if (sd->closing && !sd->inflight)
 		srv_sd_reap_closing(s);
 	free(io);

@@ -44,9 +44,11 @@ static int srv_handle_signal(struct srvd *d)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			if (!d->stopping)
+			if (!d->stopping) {
 				srv_info("%s: shutting down, %u IOs in flight",
 					 strsignal(si.ssi_signo), d->inflight);
+				d->stop_inflight = d->inflight;
+			}
 			d->stopping = true;
 			break;
 		case SIGUSR1:
@@ -298,8 +300,9 @@ int main(int argc, char **argv)
 	ret = srv_loop(d);
 	srv_discard_stop(&d->discard);	/* idle: nothing is in flight */
 
-	srv_info("shutdown: closing sessions (%llu requests left unanswered)",
-		 (unsigned long long)d->parked);
+	srv_info("shutdown: %u IOs in flight at the signal, %llu answered since, %u still in flight; closing sessions (%llu requests left unanswered)",
+		 d->stop_inflight, (unsigned long long)d->stop_answered,
+		 d->inflight, (unsigned long long)d->parked);
 	srv_stats_report(d);
 	/* Devices first (all IO is answered), then the transport. */
 	for (s = d->sessions; s; s = s->next) {

@@ -67,9 +67,14 @@ void srv_stats_dump(struct srvd *d, FILE *f)
 
 	for (s = d->sessions; s; s = s->next)
 		nsess++;
-	fprintf(f, "ibnbd-serverd pid=%d uptime=%lds sessions=%u devices=%u inflight=%u%s\n",
+	fprintf(f, "ibnbd-serverd pid=%d uptime=%lds sessions=%u devices=%u inflight=%u",
 		(int)getpid(), (long)(time(NULL) - d->start), nsess,
-		d->reg.ndevs, d->inflight, d->stopping ? " stopping" : "");
+		d->reg.ndevs, d->inflight);
+	if (d->stopping)
+		fprintf(f, " stopping inflight_at_stop=%u answered_since_stop=%llu unanswered=%llu",
+			d->stop_inflight, (unsigned long long)d->stop_answered,
+			(unsigned long long)d->parked);
+	fprintf(f, "\n");
 	srv_stats_line(line, sizeof(line), &d->total);
 	fprintf(f, "total %s\n", line);
 	for (s = d->sessions; s; s = s->next) {

@@ -6,7 +6,8 @@
  *
  * Lifetimes: a srv_io holds its srv_sess_dev (sd->inflight) and its session
  * (sess->inflight). A CLOSE takes the handle out of the table at once; the
- * fd is closed when its last IO completes. When IBTRS reports that a
+ * fd is closed and the access-mode claim released when its last IO
+ * completes (srv_sd_free()). When IBTRS reports that a
  * session is gone, its devices are closed the same way and the srv_sess
  * lives on, marked dead, until its in-flight IO completes: every request is
  * still answered exactly once with ibtrs_srv_resp() (the library keeps the
@@ -114,6 +115,8 @@ struct srvd {
 	bool stopping;
 	unsigned int inflight;		/* all sessions */
 	uint64_t parked;		/* requests not answered at shutdown */
+	unsigned int stop_inflight;	/* IOs in flight at SIGTERM/SIGINT */
+	uint64_t stop_answered;		/* IOs answered since */
 	struct srv_stats total;		/* every session, since start */
 	struct srv_discard_worker discard;
 	time_t start;
