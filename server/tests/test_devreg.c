@@ -68,10 +68,34 @@ static void bad_mode(void)
 	T_EQ(reg.ndevs, 0);
 }
 
+/* A closed writer whose IO is in flight keeps its claim, and says so. */
+static void draining_writer(void)
+{
+	struct srv_dev_reg reg = { 0 };
+	struct srv_dev *a, *b;
+	const char *why;
+
+	T_EQ(srv_dev_get(&reg, false, 0x801, 42, "/f", IBNBD_ACCESS_RW, &a, &why), 0);
+	T_EQ(a->excl_fd, -1);
+	T_EQ(srv_dev_claim_excl(a, 0, &why), 0);	/* files: nothing to hold */
+	T_EQ(a->excl_fd, -1);
+	srv_dev_drain_begin(a, IBNBD_ACCESS_RW);
+	T_EQ(srv_dev_get(&reg, false, 0x801, 42, "/f", IBNBD_ACCESS_RW, &b, &why), -EBUSY);
+	T_CHECK(why && strstr(why, "in flight"));
+	T_EQ(srv_dev_get(&reg, false, 0x801, 42, "/f", IBNBD_ACCESS_RO, &b, &why), 0);
+	srv_dev_drain_end(a, IBNBD_ACCESS_RW);
+	srv_dev_put(&reg, a, IBNBD_ACCESS_RW);
+	T_EQ(srv_dev_get(&reg, false, 0x801, 42, "/f", IBNBD_ACCESS_RW, &a, &why), 0);
+	srv_dev_put(&reg, a, IBNBD_ACCESS_RW);
+	srv_dev_put(&reg, b, IBNBD_ACCESS_RO);
+	T_EQ(reg.ndevs, 0);
+}
+
 int main(void)
 {
 	T_RUN(rw_exclusive);
 	T_RUN(migration_second_writer);
 	T_RUN(bad_mode);
+	T_RUN(draining_writer);
 	T_EXIT();
 }
