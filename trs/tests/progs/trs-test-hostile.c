@@ -2,10 +2,15 @@
 /*
  * trs-test-hostile - a misbehaving IBTRS client on raw librdmacm/verbs.
  * Each case connects to the server and breaks one rule; the server must
- * reject the connection or close it, and keep running.
- * Usage: trs-test-hostile -s SRC@DST [-p PORT] [CASE...]
+ * reject the connection or close it, and keep running. Joined connections
+ * answer the server's heartbeats, so only validation can close them: a
+ * connection still open after -w MS (default 3000, twice the server's
+ * default heartbeat timeout) fails the case. The control case "idle" joins
+ * and breaks nothing: the server must keep it for the whole wait.
+ * Usage: trs-test-hostile -s SRC@DST [-p PORT] [-w MS] [CASE...]
  * Cases: badver badmagic badcid chunk-id write-len read-len usr-len
- *        bad-type outside-pool. Prints PASS:/FAIL: per case.
+ *        bad-type outside-pool idle. Prints PASS:/FAIL: per case with the
+ *        time from the offending message to the server's reaction.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,9 +34,66 @@ struct hc {
 	char buf[8192];
 	struct trs_conn_params params;
 	struct trs_info info;
+	unsigned int hb_acked;		/* heartbeats answered */
+	int wc_err;			/* first failed completion status */
 };
 
+#define HC_NRECV	8
 static struct sockaddr_in src, dst;
+static int wait_ms = 3000;
+
+static double hc_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void hc_post_recv(struct hc *h, unsigned int i)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)h->buf + 4096 + i * 128,
+			       .length = 128, .lkey = h->mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	ibv_post_recv(h->id->qp, &rwr, &bad);
+}
+
+/*
+ * Reap completions: answer every heartbeat with HB_ACK (as a real client
+ * does) and repost the receive; remember the first failed completion.
+ */
+static void hc_service(struct hc *h)
+{
+	struct ibv_wc wc[8];
+	int n, i;
+
+	n = ibv_poll_cq(h->cq, 8, wc);
+	for (i = 0; i < n; i++) {
+		uint32_t imm = ntohl(wc[i].imm_data);
+
+		if (wc[i].status != IBV_WC_SUCCESS) {
+			if (!h->wc_err)
+				h->wc_err = wc[i].status;
+			continue;
+		}
+		if (wc[i].opcode != IBV_WC_RECV)
+			continue;
+		hc_post_recv(h, (unsigned int)wc[i].wr_id % HC_NRECV);
+		if ((wc[i].wc_flags & IBV_WC_WITH_IMM) &&
+		    trs_imm_type(imm) == TRS_IMM_HB) {
+			struct ibv_send_wr wr = {
+				.opcode = IBV_WR_SEND_WITH_IMM,
+				.send_flags = IBV_SEND_SIGNALED,
+				.imm_data = htonl(trs_to_imm(TRS_IMM_HB_ACK,
+							     trs_imm_id(imm), 0)),
+			}, *bad;
+
+			if (!ibv_post_send(h->id->qp, &wr, &bad))
+				h->hb_acked++;
+		}
+	}
+}
 
 static int wait_ev(struct hc *h, enum rdma_cm_event_type want, int ms,
 		   enum rdma_cm_event_type *got, struct trs_msg_conn_rsp *rsp)
@@ -93,8 +155,6 @@ static int hc_connect(struct hc *h, struct trs_msg_conn_req *req,
 				      .private_data_len = sizeof(*req),
 				      .retry_count = 3, .rnr_retry_count = 7 };
 	struct trs_msg_conn_rsp rsp = { 0 };
-	struct ibv_recv_wr rwr = { 0 }, *bad;
-	struct ibv_sge sge;
 	int i, err;
 
 	h->ch = rdma_create_event_channel();
@@ -117,14 +177,8 @@ static int hc_connect(struct hc *h, struct trs_msg_conn_req *req,
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	if (rdma_create_qp(h->id, h->pd, &qa))
 		return -errno;
-	for (i = 0; i < 8; i++) {
-		sge.addr = (uintptr_t)h->buf + 4096 + i * 128;
-		sge.length = 128;
-		sge.lkey = h->mr->lkey;
-		rwr.sg_list = &sge;
-		rwr.num_sge = 1;
-		ibv_post_recv(h->id->qp, &rwr, &bad);
-	}
+	for (i = 0; i < HC_NRECV; i++)
+		hc_post_recv(h, (unsigned int)i);
 	if (rdma_connect(h->id, &cp))
 		return -errno;
 	err = wait_ev(h, RDMA_CM_EVENT_ESTABLISHED, 10000, got, &rsp);
@@ -171,38 +225,55 @@ static int hc_join(struct hc *h)
 	for (i = 0; i < 2; i++) {
 		if (poll_cq(h, &wc, 5000) || wc.status)
 			return -EIO;
-		if (wc.opcode == IBV_WC_RECV)
-			return trs_info_rsp_decode(h->buf + 4096 + (wc.wr_id & 7) * 128,
+		if (wc.opcode == IBV_WC_RECV) {
+			hc_post_recv(h, (unsigned int)wc.wr_id % HC_NRECV);
+			return trs_info_rsp_decode(h->buf + 4096 +
+						   (wc.wr_id % HC_NRECV) * 128,
 						   wc.byte_len, &h->params, &h->info, NULL);
+		}
 	}
 	return -EIO;
 }
 
-/* Write @len bytes of buf into chunk @id at @off with IMM(id); then expect
- * the server to close the connection. */
-static int hc_bad_io(struct hc *h, uint32_t imm_id, uint64_t off, uint32_t len)
+/*
+ * Keep the connection alive (answer heartbeats) for up to wait_ms, until
+ * the server disconnects us. Returns the milliseconds from @t0 to the
+ * DISCONNECTED event, or -1 if it did not come.
+ */
+static double hc_wait_closed(struct hc *h, double t0)
+{
+	struct pollfd pfd = { .fd = h->ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+
+	while (hc_now_ms() - t0 < wait_ms) {
+		hc_service(h);
+		if (poll(&pfd, 1, 1) <= 0 || rdma_get_cm_event(h->ch, &ev))
+			continue;
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+			rdma_ack_cm_event(ev);
+			return hc_now_ms() - t0;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	return -1;
+}
+
+/* Write @len bytes of buf into chunk @id at @off with IMM(id); returns
+ * hc_wait_closed() from the post. */
+static double hc_bad_io(struct hc *h, uint32_t imm_id, uint64_t off, uint32_t len)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)h->buf, .length = len, .lkey = h->mr->lkey };
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
-	enum rdma_cm_event_type got;
+	double t0 = hc_now_ms();
 
 	wr.imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ, imm_id, 0));
 	wr.wr.rdma.remote_addr = h->info.pool_addr + off;
 	wr.wr.rdma.rkey = h->info.pool_rkey;
 	if (ibv_post_send(h->id->qp, &wr, &bad))
-		return -EIO;
-	/* the server must disconnect us */
-	if (wait_ev(h, RDMA_CM_EVENT_DISCONNECTED, 10000, &got, NULL)) {
-		struct ibv_wc wc;
-
-		/* or our QP sees an error (remote access error) */
-		if (!poll_cq(h, &wc, 100) && wc.status != IBV_WC_SUCCESS)
-			return 0;
-		return -ETIMEDOUT;
-	}
-	return 0;
+		return -1;
+	return hc_wait_closed(h, t0);
 }
 
 static int run_case(const char *name)
@@ -212,7 +283,9 @@ static int run_case(const char *name)
 	enum rdma_cm_event_type got;
 	struct hc h;
 	uint32_t slot;
-	int err;
+	double t0 = hc_now_ms(), ms;
+	unsigned int acked;
+	int err, wc_err;
 
 	memset(&h, 0, sizeof(h));
 	good_req(&req);
@@ -227,9 +300,11 @@ static int run_case(const char *name)
 		int want = !strcmp(name, "badver") ? TRS_REJ_VERSION :
 			   !strcmp(name, "badmagic") ? TRS_REJ_BAD_MAGIC : TRS_REJ_BAD_CID;
 
+		ms = hc_now_ms() - t0;
 		hc_close(&h);
 		if (err == -(1000 + want)) {
-			printf("PASS: hostile %s: rejected with '%s'\n", name, trs_rej_str(want));
+			printf("PASS: hostile %s: rejected with '%s' after %.0f ms "
+			       "(connect to reject)\n", name, trs_rej_str(want), ms);
 			return 0;
 		}
 		printf("FAIL: hostile %s: got %d, want reject code %d\n", name, err, want);
@@ -241,10 +316,23 @@ static int run_case(const char *name)
 		return 1;
 	}
 	slot = h.info.slot_size;
+	if (!strcmp(name, "idle")) {
+		ms = hc_wait_closed(&h, hc_now_ms());
+		acked = h.hb_acked;
+		hc_close(&h);
+		if (ms >= 0 || !acked) {
+			printf("FAIL: hostile idle: closed after %.0f ms, %u heartbeats "
+			       "answered\n", ms, acked);
+			return 1;
+		}
+		printf("PASS: hostile idle: kept for %d ms, %u heartbeats answered\n",
+		       wait_ms, acked);
+		return 0;
+	}
 	if (!strcmp(name, "chunk-id")) {
-		err = hc_bad_io(&h, h.info.queue_depth, 0, 64);
+		ms = hc_bad_io(&h, h.info.queue_depth, 0, 64);
 	} else if (!strcmp(name, "outside-pool")) {
-		err = hc_bad_io(&h, 0, (uint64_t)slot * h.info.queue_depth, 64);
+		ms = hc_bad_io(&h, 0, (uint64_t)slot * h.info.queue_depth, 64);
 	} else {
 		if (!strcmp(name, "write-len"))
 			io.data_len = h.info.chunk_size + 1;
@@ -262,15 +350,21 @@ static int run_case(const char *name)
 			return 1;
 		}
 		trs_io_req_encode((void *)h.buf, &io);
-		err = hc_bad_io(&h, 1, (uint64_t)slot + h.info.chunk_size,
-				sizeof(struct trs_msg_io_req));
+		ms = hc_bad_io(&h, 1, (uint64_t)slot + h.info.chunk_size,
+			       sizeof(struct trs_msg_io_req));
 	}
+	acked = h.hb_acked;
+	wc_err = h.wc_err;
 	hc_close(&h);
-	if (err) {
-		printf("FAIL: hostile %s: connection not closed by the server\n", name);
+	if (ms < 0) {
+		printf("FAIL: hostile %s: connection not closed by the server within "
+		       "%d ms (%u heartbeats answered, completion status %d)\n",
+		       name, wait_ms, acked, wc_err);
 		return 1;
 	}
-	printf("PASS: hostile %s: connection closed by the server\n", name);
+	printf("PASS: hostile %s: connection closed by the server after %.0f ms "
+	       "(%u heartbeats answered, completion status %d)\n", name, ms,
+	       acked, wc_err);
 	return 0;
 }
 
@@ -278,21 +372,24 @@ int main(int argc, char **argv)
 {
 	static const char *const all[] = { "badver", "badmagic", "badcid", "chunk-id",
 					   "write-len", "read-len", "usr-len",
-					   "bad-type", "outside-pool" };
+					   "bad-type", "outside-pool", "idle" };
 	char spec[96], *at;
 	int i, c, fails = 0, port = 1234;
 
 	srandom((unsigned int)time(NULL));
 	spec[0] = 0;
-	while ((c = getopt(argc, argv, "s:p:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:w:")) != -1) {
 		if (c == 's')
 			snprintf(spec, sizeof(spec), "%s", optarg);
 		else if (c == 'p')
 			port = atoi(optarg);
+		else if (c == 'w')
+			wait_ms = atoi(optarg);
 	}
 	at = strchr(spec, '@');
 	if (!at) {
-		fprintf(stderr, "usage: %s -s SRC@DST [-p PORT] [case...]\n", argv[0]);
+		fprintf(stderr, "usage: %s -s SRC@DST [-p PORT] [-w MS] [case...]\n",
+			argv[0]);
 		return 2;
 	}
 	*at = 0;
