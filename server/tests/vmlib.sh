@@ -11,7 +11,9 @@ set -u
 : "${TB_OUT:=/tmp/ibnbd-vm-out}"
 mkdir -p "$TB_OUT"
 
-SRVD=$TB_TOP/server/build/ibnbd-serverd
+# IBNBD_SRVD: another daemon binary (e.g. an older build, to show that a
+# test fails without the fix it covers).
+SRVD=${IBNBD_SRVD:-$TB_TOP/server/build/ibnbd-serverd}
 ENGINE_DIR=$TB_TOP/fio-engine/build
 TEST_NAME=$(basename "$0" .sh)
 LOGDIR=$TB_OUT/$TEST_NAME
@@ -113,8 +115,25 @@ stats_dump() {	# SIGUSR1, then wait for the stats file to be rewritten
 	die "no stats file after SIGUSR1 (was $before)"
 }
 
+DM_DEVS=
+NULLB_CFS=
 cleanup_common() {
+	local n i
+	# shellcheck disable=SC2086
+	[ -n "$FIO_PIDS" ] && kill -KILL $FIO_PIDS 2>/dev/null
 	[ -n "$SRV_PID" ] && kill -KILL "$SRV_PID" 2>/dev/null
+	# A killed daemon's fds stay open until its held IO (dm-delay) ends.
+	for n in $DM_DEVS; do
+		for i in $(seq 1 30); do
+			dmsetup remove --noudevsync "$n" 2>/dev/null && break
+			sleep 0.5
+		done
+	done
+	[ -n "$DM_DEVS" ] && dmsetup mknodes 2>/dev/null	# drop stale nodes
+	for n in $NULLB_CFS; do
+		echo 0 >"$n/power" 2>/dev/null
+		rmdir "$n" 2>/dev/null
+	done
 	return 0
 }
 trap cleanup_common EXIT
@@ -129,6 +148,60 @@ setup_nullb() {
 	skip "no /dev/nullb0"
 }
 
+# nullb_cfs NAME attr=value...: one more null_blk device made through
+# configfs, with settings of its own whatever the module was loaded with
+# (e.g. memory_backed=1 discard=1 size=1024); its path goes to $NULLB_DEV.
+nullb_cfs() {
+	local d=/sys/kernel/config/nullb/$1 kv i
+	shift
+	setup_nullb
+	[ -d /sys/kernel/config/nullb ] ||
+		mount -t configfs none /sys/kernel/config 2>/dev/null
+	[ -d /sys/kernel/config/nullb ] || skip "no null_blk configfs"
+	if [ -d "$d" ]; then	# left over by an earlier test
+		echo 0 >"$d/power" 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	fi
+	mkdir "$d" || skip "cannot create $d"
+	NULLB_CFS="$NULLB_CFS $d"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || die "null_blk configfs: $kv"
+	done
+	echo 1 >"$d/power" || die "cannot power on $d"
+	# The disk is named after the configfs item (Linux 6.1).
+	for i in $(seq 1 30); do
+		[ -b "/dev/$(basename "$d")" ] && { NULLB_DEV=/dev/$(basename "$d"); return 0; }
+		sleep 0.1
+	done
+	die "no /dev/$(basename "$d") for $d"
+}
+
+# dm_delay NAME DEV READ_MS WRITE_MS: /dev/mapper/NAME maps DEV; reads are
+# delayed READ_MS, writes (and flushes, discards) WRITE_MS. No udev needed.
+dm_delay() {
+	local sz i
+	command -v dmsetup >/dev/null || skip "no dmsetup"
+	modprobe dm-delay 2>/dev/null
+	sz=$(blockdev --getsz "$2") || die "blockdev --getsz $2"
+	for i in $(seq 1 30); do	# left over by an earlier test?
+		dmsetup info "$1" >/dev/null 2>&1 || break
+		dmsetup remove --noudevsync "$1" 2>/dev/null
+		sleep 0.5
+	done
+	dmsetup create --noudevsync "$1" \
+		--table "0 $sz delay $2 0 $3 $2 0 $4" || skip "cannot create a dm-delay device"
+	DM_DEVS="$DM_DEVS $1"
+	dmsetup mknodes "$1" 2>/dev/null
+	[ -b "/dev/mapper/$1" ] || die "no /dev/mapper/$1"
+}
+
+# line_of PATTERN FILE: number of the first line matching, or 0.
+line_of() {
+	local n
+	n=$(grep -n -m1 -- "$1" "$2" | cut -d: -f1)
+	echo "${n:-0}"
+}
+
 # run_fio NAME [fio args...]: bare engine name via LD_LIBRARY_PATH; output in
 # $LOGDIR/fio-NAME.log; returns fio's status.
 run_fio() {
@@ -137,6 +210,19 @@ run_fio() {
 	LD_LIBRARY_PATH=$ENGINE_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
 		timeout "${FIO_TIMEOUT:-240}" fio --name="$name" --ioengine=ibtrs \
 		--port="$SRV_PORT" "$@" ${IBNBD_FIO_EXTRA:-} >"$LOGDIR/fio-$name.log" 2>&1
+}
+
+# start_fio NAME [fio args...]: like run_fio, in the background, without
+# a wrapper: $FIO_PID is fio's own pid (for kill/wait); killed at exit.
+FIO_PIDS=
+start_fio() {
+	local name=$1
+	shift
+	LD_LIBRARY_PATH=$ENGINE_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+		fio --name="$name" --ioengine=ibtrs --port="$SRV_PORT" "$@" \
+		${IBNBD_FIO_EXTRA:-} >"$LOGDIR/fio-$name.log" 2>&1 &
+	FIO_PID=$!
+	FIO_PIDS="$FIO_PIDS $FIO_PID"
 }
 
 fio_log() { cat "$LOGDIR/fio-$1.log"; }
