@@ -2,7 +2,10 @@
 /*
  * srv_dev.c - registry of backing devices across sessions, for access mode
  * arbitration: any number of "ro" openers, one "rw" opener, or up to two
- * writers when "migration" is used (see ibnbd_access_check()).
+ * writers when "migration" is used (see ibnbd_access_check()). A writer
+ * closed with IO in flight keeps its claim until that IO is done
+ * (srv_dev_drain_begin/end), and a block device with writers is held
+ * O_EXCL (srv_dev_claim_excl) so local mounts cannot write to it too.
  */
 #include <errno.h>
 #include <fcntl.h>
