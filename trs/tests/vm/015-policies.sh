@@ -11,14 +11,13 @@
 #
 # Measured here (3 s runs, min-latency, 2 equal paths -> path shares):
 # qd 1 55/45 and 50/50, qd 2 50/50, qd 4 90/10, qd 8 2/98, qd 16 98/2;
-# slowed by 5 ms, path 2 gets 3% (qd 1), 7% (qd 2). From qd 4 on, a path that
-# carries
-# little IO next to a saturated one measures 3-20x the latency of the busy
-# one on rxe under TCG (qd 16: 60-90 ms per IO against 11 ms when both carry
-# half under round-robin; the wait is before the answer arrives, not in the
-# send completion, and polling every CQ on every loop does not change it),
-# so min-latency keeps avoiding it. The qd-16 min-latency run below only
-# asserts that both paths get IO.
+# slowed by 5 ms, path 2 gets 3% (qd 1), 7% (qd 2). From qd 4 on, a path
+# that carries little IO next to a saturated one measures 3-20x the latency
+# of the busy one on rxe under TCG (qd 16: 60-90 ms per IO against 11 ms
+# when both carry half under round-robin; the wait is before the answer
+# arrives, not in the send completion, and polling every CQ on every loop
+# does not change it), so min-latency keeps avoiding it. The qd-16
+# min-latency run below only asserts that both paths get IO.
 #
 # Why not tc netem: client and server share the guest and each path's two
 # addresses sit on one netdev, so rxe loops its packets back inside the
