@@ -208,7 +208,7 @@ run_fio() {
 	local name=$1
 	shift
 	LD_LIBRARY_PATH=$ENGINE_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-		timeout "${FIO_TIMEOUT:-240}" fio --name="$name" --ioengine=ibtrs \
+		timeout -k 10 "${FIO_TIMEOUT:-240}" fio --name="$name" --ioengine=ibtrs \
 		--port="$SRV_PORT" "$@" ${IBNBD_FIO_EXTRA:-} >"$LOGDIR/fio-$name.log" 2>&1
 }
 
