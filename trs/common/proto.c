@@ -91,11 +91,14 @@ void trs_conn_req_encode(struct trs_msg_conn_req *m,
 int trs_conn_req_decode(const void *buf, __u32 len,
 			struct trs_conn_req_info *out, const char **why)
 {
-	const struct trs_msg_conn_req *m = buf;
+	struct trs_msg_conn_req copy;
+	const struct trs_msg_conn_req *m = &copy;
 
-	if (!buf || len < sizeof(*m))
+	/* CM private data has no alignment guarantee: decode a copy. */
+	if (!buf || len < sizeof(copy))
 		return trs_fail(why, "private data shorter than conn_req",
 				TRS_REJ_BAD_PRIV);
+	trs_bytes_copy(&copy, buf, sizeof(copy));
 	if (le16_to_cpu(m->magic) != TRS_MAGIC)
 		return trs_fail(why, "bad magic", TRS_REJ_BAD_MAGIC);
 	if (m->ver_major != TRS_PROTO_VER_MAJOR)
@@ -153,11 +156,14 @@ void trs_conn_rsp_encode(struct trs_msg_conn_rsp *m,
 int trs_conn_rsp_decode(const void *buf, __u32 len,
 			struct trs_conn_params *out, const char **why)
 {
-	const struct trs_msg_conn_rsp *m = buf;
+	struct trs_msg_conn_rsp copy;
+	const struct trs_msg_conn_rsp *m = &copy;
 
-	if (!buf || len < sizeof(*m))
+	/* CM private data has no alignment guarantee: decode a copy. */
+	if (!buf || len < sizeof(copy))
 		return trs_fail(why, "private data shorter than conn_rsp",
 				-EPROTO);
+	trs_bytes_copy(&copy, buf, sizeof(copy));
 	if (le16_to_cpu(m->magic) != TRS_MAGIC)
 		return trs_fail(why, "bad magic", -EPROTO);
 	out->ver_major = m->ver_major;
