@@ -287,11 +287,13 @@ static void trs_clt_free(struct ibtrs_clt *clt)
 	int i;
 
 	clt->closing = true;
+	/* All down before any is freed: a teardown looks at every path. */
 	for (i = 0; i < clt->npaths; i++) {
 		clt->paths[i]->state = IBTRS_PATH_CLOSED;
 		trs_clt_path_teardown(clt->paths[i]);
-		trs_clt_path_free(clt->paths[i]);
 	}
+	for (i = 0; i < clt->npaths; i++)
+		trs_clt_path_free(clt->paths[i]);
 	/* IO moved to pending by the teardowns, and never-posted IO */
 	trs_clt_fail_pending(clt, -ECONNABORTED);
 	if (clt->tick_src.fd > 0)
@@ -486,7 +488,8 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 	}
 	req->dir = dir;
 	req->usr_len = (uint16_t)usr_len;
-	memcpy(req->iov, iov, sizeof(*iov) * (size_t)iovcnt);
+	if (iovcnt)	/* @iov may be NULL for a request without data */
+		memcpy(req->iov, iov, sizeof(*iov) * (size_t)iovcnt);
 	req->iovcnt = iovcnt;
 	req->len = len;
 	req->conf = conf;
