@@ -41,6 +41,9 @@ struct ibnbd_clt {
 	struct ibnbd_clt_part *resend_head, *resend_tail;
 	void *mem;			/* registered IO buffers */
 	bool reopening;
+	/* successful OPENs so far: tells a part sent before the last re-open
+	 * (the server may hand out the same handle value again) */
+	unsigned int open_gen;
 	struct ibnbd_clt_stats stats;
 	ibnbd_clt_log_fn log;
 	void *log_priv;
@@ -272,6 +275,7 @@ static void ibnbd_clt_dev_from_rsp(struct ibnbd_clt *c,
 	uint32_t max_discard = le32_to_cpu(rsp->max_discard_sectors);
 
 	c->dev.handle = le32_to_cpu(rsp->device_id);
+	c->open_gen++;
 	c->dev.size = le64_to_cpu(rsp->nsectors) << IBNBD_SECTOR_SHIFT;
 	c->dev.lbs = le16_to_cpu(rsp->logical_block_size);
 	c->dev.max_io = le32_to_cpu(rsp->max_hw_sectors) << IBNBD_SECTOR_SHIFT;
@@ -493,6 +497,7 @@ static void ibnbd_clt_part_conf(void *priv, int err)
 static int ibnbd_clt_send(struct ibnbd_clt *c, struct ibnbd_clt_part *part)
 {
 	part->msg.device_id = cpu_to_le32(c->dev.handle);
+	part->open_gen = c->open_gen;
 	return ibtrs_clt_request(c->trs, part->io->dir, part->permit,
 				 &part->msg, sizeof(part->msg),
 				 part->iov.iov_len ? &part->iov : NULL,
@@ -653,13 +658,14 @@ static void ibnbd_clt_handle_stale(struct ibnbd_clt *c)
 		return;
 	c->stale = NULL;
 	/*
-	 * Re-open only if a part failed with the handle we hold now; parts
-	 * sent with an older handle (in flight during an earlier re-open) are
-	 * just resent with the current one. Opening again in this session
-	 * would be refused: the device is already ours.
+	 * Re-open only if a part failed that was sent under the open we hold
+	 * now; parts sent before an earlier re-open are just resent. Compare
+	 * open generations, not handles: a restarted session may get the same
+	 * handle value back, and opening again in this session would be
+	 * refused (the device is already ours).
 	 */
 	for (part = list; part; part = part->next)
-		if (le32_to_cpu(part->msg.device_id) == c->dev.handle)
+		if (part->open_gen == c->open_gen)
 			break;
 	if (part) {
 		c->reopening = true;

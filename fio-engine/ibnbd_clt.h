@@ -109,6 +109,7 @@ struct ibnbd_clt_part {
 	struct ibnbd_msg_io msg;
 	struct iovec iov;
 	int retries;			/* -ESTALE resubmissions */
+	unsigned int open_gen;		/* the client's open_gen when sent */
 	struct ibnbd_clt_part *next;	/* on the stale or resend list */
 };
 

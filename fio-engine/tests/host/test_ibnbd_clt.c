@@ -35,6 +35,7 @@ struct fake_req {
 	struct iovec iov;
 	ibtrs_conf_fn conf;
 	void *priv;
+	bool stale;		/* reached the server while it had forgotten */
 };
 
 struct ibtrs_clt {
@@ -52,6 +53,9 @@ static struct {
 	unsigned int nreqs;
 	unsigned char *disk;
 	uint32_t handle;	/* current device handle */
+	bool forgot;		/* "restarted" with the same handle value */
+	bool is_open;		/* a second OPEN is refused -EBUSY, as ours is */
+	unsigned int poll_max;	/* answers per poll, 0 = all */
 	unsigned int opens;
 	unsigned int io_seen;	/* IO requests answered */
 	int fail_at[4];		/* answer IO number fail_at[i] with fail_err[i] */
@@ -136,6 +140,7 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 	r->usr_len = usr_len;
 	r->iov = iovcnt ? *iov : (struct iovec){ NULL, 0 };
 	r->conf = conf;
+	r->stale = fk.forgot;
 	r->priv = priv;
 	return 0;
 }
@@ -152,7 +157,7 @@ static int fake_io(struct fake_req *r)
 		fk.bad_msg = true;
 		return -EINVAL;
 	}
-	if (le32_to_cpu(m->device_id) != fk.handle)
+	if (r->stale || le32_to_cpu(m->device_id) != fk.handle)
 		return -ESTALE;
 	for (i = 0; i < 4; i++)
 		if (fk.fail_err[i] && fk.fail_at[i] == (int)n)
@@ -188,6 +193,12 @@ static int fake_ctrl(struct fake_req *r)
 	case IBNBD_MSG_OPEN: {
 		struct ibnbd_msg_open_rsp *rsp = r->iov.iov_base;
 
+		if (fk.is_open && !fk.forgot) {
+			ibnbd_init_open_rsp_err(rsp, -EBUSY, "already open");
+			return 0;
+		}
+		fk.forgot = false;
+		fk.is_open = true;
 		memset(rsp, 0, sizeof(*rsp));
 		rsp->hdr.type = cpu_to_le16(IBNBD_MSG_OPEN_RSP);
 		rsp->device_id = cpu_to_le32(fk.handle);
@@ -203,6 +214,7 @@ static int fake_ctrl(struct fake_req *r)
 		return 0;
 	}
 	case IBNBD_MSG_CLOSE:
+		fk.is_open = false;
 		return 0;
 	default:
 		return -EINVAL;
@@ -215,8 +227,12 @@ int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms)
 	struct fake_req batch[MAX_REQS];
 	unsigned int i, n = fk.nreqs;
 
+	if (fk.poll_max && n > fk.poll_max)
+		n = fk.poll_max;
 	memcpy(batch, fk.reqs, n * sizeof(*batch));
-	fk.nreqs = 0;
+	/* the rest stay queued, ahead of what the callbacks submit */
+	memmove(fk.reqs, fk.reqs + n, (fk.nreqs - n) * sizeof(*batch));
+	fk.nreqs -= n;
 	for (i = 0; i < n; i++) {
 		struct fake_req *r = &batch[i];
 		int err = ibnbd_msg_type(r->usr, r->usr_len) == IBNBD_MSG_IO ?
@@ -528,6 +544,46 @@ static void test_estale(void)
 		return result(name, "io_init");
 	fill(w, BIG, 3);
 	fk.handle = 99;		/* "restarted" */
+	fk.forgot = true;
+	prep(c, &t, IBNBD_OP_WRITE, 0, BIG, w);
+	if (ibnbd_clt_submit(c, &t.io) || !wait_all(c, &t, 1) || t.err)
+		return result(name, "write: err %d", t.err);
+	prep(c, &t, IBNBD_OP_READ, 0, BIG, r);
+	if (ibnbd_clt_submit(c, &t.io) || !wait_all(c, &t, 1) || t.err)
+		return result(name, "read: err %d", t.err);
+	ibnbd_clt_get_stats(c, &st);
+	if (st.reopens != 1 || fk.opens != 2 || st.stale != 8 || memcmp(w, r, BIG))
+		return result(name, "reopens %llu opens %u stale %llu data %s",
+			      (unsigned long long)st.reopens, fk.opens,
+			      (unsigned long long)st.stale,
+			      memcmp(w, r, BIG) ? "differs" : "ok");
+	ibnbd_clt_io_free(&t.io);
+	ibnbd_clt_destroy(c);
+	free(w);
+	free(r);
+	result(name, NULL);
+}
+
+/*
+ * The server restarts and hands out the same handle value again. The
+ * answers trickle in (one per poll), so parts sent before the re-open are
+ * answered -ESTALE after it: they are resent, with no second OPEN (which the
+ * server refuses: the device is ours already). Seen in a VM run, where the
+ * old handle comparison re-opened again and failed IO with EBUSY.
+ */
+static void test_estale_same_handle(void)
+{
+	const char *name = "estale_same_handle_reopens_once";
+	struct ibnbd_clt *c = open_clt(128, 0, 0);
+	unsigned char *w = malloc(BIG), *r = malloc(BIG);
+	struct ibnbd_clt_stats st;
+	struct tio t;
+
+	if (ibnbd_clt_io_init(c, &t.io, BIG))
+		return result(name, "io_init");
+	fill(w, BIG, 5);
+	fk.forgot = true;
+	fk.poll_max = 1;
 	prep(c, &t, IBNBD_OP_WRITE, 0, BIG, w);
 	if (ibnbd_clt_submit(c, &t.io) || !wait_all(c, &t, 1) || t.err)
 		return result(name, "write: err %d", t.err);
@@ -558,6 +614,7 @@ int main(void)
 	test_reject();
 	test_bad_args();
 	test_estale();
+	test_estale_same_handle();
 	free(fk.disk);
 	return failed;
 }
