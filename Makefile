@@ -10,11 +10,18 @@
 SHELL := /bin/bash
 COMPONENTS := $(foreach d,trs server fio-engine,$(if $(wildcard $(d)/Makefile),$(d)))
 
-.PHONY: all deps build check check-host check-vm experiments plots install clean $(COMPONENTS)
+# The testbed's instruction profiler (QEMU plugin); skipped with a warning
+# when QEMU's plugin header cannot be fetched.
+PROFILER := $(if $(wildcard experiments/profiler/Makefile),profiler)
+
+.PHONY: all deps build check check-host check-vm experiments plots install clean $(COMPONENTS) $(PROFILER)
 
 all: build
 
-build: $(COMPONENTS)
+build: $(COMPONENTS) $(PROFILER)
+
+profiler:
+	$(MAKE) -C experiments/profiler
 
 trs:
 	$(MAKE) -C trs

@@ -34,7 +34,10 @@ if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
 	need_src=1
 fi
 
-if [ ${#missing[@]} -eq 0 ] && [ $need_src = 0 ]; then
+# The profiler's QEMU plugin header (fetch-header.sh) counts as a dependency.
+hdr=$(dirname "$0")/../../build/profiler/include/qemu-plugin.h
+# (only root can fetch it; a user without it just gets no profiler).
+if [ ${#missing[@]} -eq 0 ] && [ $need_src = 0 ] && { [ -s "$hdr" ] || [ "$(id -u)" != 0 ]; }; then
 	exit 0
 fi
 
@@ -59,4 +62,6 @@ export DEBIAN_FRONTEND=noninteractive
 echo "deps: installing ${missing[*]:-(none)}" >&2
 apt-get update -qq
 [ ${#missing[@]} -eq 0 ] || apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Not fatal: without the header only the profiler plugin is skipped.
+"$(dirname "$0")/../profiler/fetch-header.sh" || echo "deps: no QEMU plugin header: the profiler will be skipped" >&2
 echo "deps: done" >&2
