@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ibnbd-srv.c - IBNBD server (ibnbd-server.ko): exports block devices
+ * beneath dev_search_path to IBNBD clients over ibtrs-server.ko. The
+ * messages (SESS_INFO, OPEN, CLOSE, IO) and their semantics are those of
+ * the userspace daemon (server/src/srv_sess.c, srv_io.c): access modes
+ * ro/rw/migration, one rw writer per device, a closed writer's claim held
+ * until its in-flight IO drained, unknown handles answered -ESTALE. IO goes
+ * to the backing device as bios on the session's chunk memory; FLUSH,
+ * FUA, DISCARD and WRITE_ZEROES map to the block layer's operations.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "ibnbd-srv.h"
+
+static char *dev_search_path = "/dev";
+module_param(dev_search_path, charp, 0444);
+MODULE_PARM_DESC(dev_search_path,
+		 "only block devices beneath this directory are served (default /dev)");
+
+static uint max_devices = 64;
+module_param(max_devices, uint, 0444);
+MODULE_PARM_DESC(max_devices, "devices one session may open (default 64)");
+
+static struct ibtrs_srv_ctx *ibnbd_srv_ctx;
+static struct workqueue_struct *ibnbd_srv_wq;
+static struct bio_set ibnbd_srv_bio_set;
+static u16 ibnbd_srv_gen;		/* handle tag of this module load */
+static atomic_t ibnbd_srv_nr_sess = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(ibnbd_srv_sess_wq);
+
+/* One bio in flight; the bio set's front pad. */
+struct ibnbd_srv_io {
+	struct ibnbd_srv_sess_dev *sd;
+	struct ibtrs_srv_op *op;
+	void *data;
+	u32 len;
+	u8 opcode;
+	struct bio bio;		/* last: the bio set allocates up to it */
+};
+
+/* ---------------------------------------------------------------- */
+/* Sessions and handles                                              */
+
+static void ibnbd_srv_sess_release(struct kref *ref)
+{
+	struct ibnbd_srv_sess *s = container_of(ref, struct ibnbd_srv_sess,
+						ref);
+
+	pr_info("sess %s: gone (%lld bad messages)\n", s->name,
+		(long long)atomic64_read(&s->bad_msgs));
+	kfree(s->devs);
+	kfree(s);
+	if (atomic_dec_and_test(&ibnbd_srv_nr_sess))
+		wake_up(&ibnbd_srv_sess_wq);
+}
+
+static void ibnbd_srv_sess_put(struct ibnbd_srv_sess *s)
+{
+	kref_put(&s->ref, ibnbd_srv_sess_release);
+}
+
+/* The handle's last IO is done: give up the bdev and the claim. */
+static void ibnbd_srv_sd_release(struct ibnbd_srv_sess_dev *sd)
+{
+	struct ibnbd_srv_sess *s = sd->sess;
+
+	blkdev_put(sd->bdev, sd->fmode);
+	if (sd->draining) {
+		ibnbd_srv_dev_drain_end(sd->dev);
+		pr_info("sess %s: %s (handle %#x): in-flight IO drained, %s claim released\n",
+			s->name, sd->path, sd->handle,
+			ibnbd_access_mode_name(sd->mode));
+	}
+	ibnbd_srv_dev_put(sd->dev, sd->mode);
+	kfree(sd);
+	ibnbd_srv_sess_put(s);
+}
+
+static void ibnbd_srv_sd_release_work(struct work_struct *work)
+{
+	ibnbd_srv_sd_release(container_of(work, struct ibnbd_srv_sess_dev,
+					  release_work));
+}
+
+/*
+ * @sd was taken out of the handle table: give up its device now or when its
+ * in-flight IO completed. Until then a writer's claim stays, so an old
+ * write cannot land after a newer one of the next writer (typically the
+ * same client, reconnected, re-sending its writes): that opener gets
+ * -EBUSY, which the client retries. Context: process.
+ */
+static void ibnbd_srv_sd_close(struct ibnbd_srv_sess *s,
+			       struct ibnbd_srv_sess_dev *sd, const char *why)
+{
+	unsigned int inflight;
+
+	if (ibnbd_access_is_writer(sd->mode)) {
+		ibnbd_srv_dev_drain_begin(sd->dev);
+		sd->draining = true;
+	}
+	spin_lock_irq(&s->lock);
+	sd->closing = true;
+	inflight = sd->inflight;
+	spin_unlock_irq(&s->lock);
+	pr_info("sess %s: closed %s (handle %#x, %s, %u IOs in flight): reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld flushes=%lld discards=%lld write_zeroes=%lld errors=%lld\n",
+		s->name, sd->path, sd->handle, why, inflight,
+		(long long)atomic64_read(&sd->reads),
+		(long long)atomic64_read(&sd->writes),
+		(long long)atomic64_read(&sd->read_bytes),
+		(long long)atomic64_read(&sd->write_bytes),
+		(long long)atomic64_read(&sd->flushes),
+		(long long)atomic64_read(&sd->discards),
+		(long long)atomic64_read(&sd->write_zeroes),
+		(long long)atomic64_read(&sd->errors));
+	if (!inflight) {
+		if (sd->draining) {	/* nothing to wait for */
+			ibnbd_srv_dev_drain_end(sd->dev);
+			sd->draining = false;
+		}
+		ibnbd_srv_sd_release(sd);
+	}
+}
+
+/* Under s->lock. */
+static struct ibnbd_srv_sess_dev *ibnbd_srv_sd_lookup(struct ibnbd_srv_sess *s,
+						      u32 handle)
+{
+	unsigned int slot = handle & 0xffff;
+	struct ibnbd_srv_sess_dev *sd;
+
+	if ((handle >> 16) != ibnbd_srv_gen || slot >= s->max_devs)
+		return NULL;
+	sd = s->devs[slot];
+	if (IS_ERR_OR_NULL(sd) || sd->handle != handle)
+		return NULL;
+	return sd;
+}
+
+/* A bio of @sd ended (any context). */
+static void ibnbd_srv_io_put(struct ibnbd_srv_sess_dev *sd)
+{
+	struct ibnbd_srv_sess *s = sd->sess;
+	unsigned long flags;
+	bool release;
+
+	spin_lock_irqsave(&s->lock, flags);
+	sd->inflight--;
+	s->inflight--;
+	release = sd->closing && !sd->inflight;
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (release)	/* blkdev_put() sleeps */
+		queue_work(ibnbd_srv_wq, &sd->release_work);
+}
+
+/* ---------------------------------------------------------------- */
+/* Messages                                                          */
+
+static void ibnbd_srv_bad_msg(struct ibnbd_srv_sess *s, int type,
+			      size_t usrlen, enum ibtrs_dir dir, int err)
+{
+	s64 n = atomic64_inc_return(&s->bad_msgs);
+
+	if (n <= 5 || !(n % 1000))
+		pr_warn("sess %s: rejected %s message (%zu bytes, dir %s): %d\n",
+			s->name, type > 0 ? ibnbd_msg_type_name(type) :
+			"malformed", usrlen, dir == IBTRS_READ ? "read" : "write",
+			err);
+}
+
+/* Copy a response into a read's data area and answer the whole area. */
+static int ibnbd_srv_answer(struct ibtrs_srv_op *op, void *data,
+			    size_t datalen, const void *rsp, size_t len)
+{
+	memcpy(data, rsp, len);
+	memset(data + len, 0, datalen - len);
+	return ibtrs_srv_resp(op, 0, datalen) ? -EIO : 0;
+}
+
+static int ibnbd_srv_sess_info(struct ibnbd_srv_sess *s,
+			       struct ibtrs_srv_op *op, enum ibtrs_dir dir,
+			       void *data, size_t datalen, const void *usr,
+			       size_t usrlen)
+{
+	const struct ibnbd_msg_sess_info *m = usr;
+	struct ibnbd_msg_sess_info_rsp rsp;
+	int ret = ibnbd_validate_sess_info(usr, usrlen);
+
+	if (ret)
+		return ret;
+	if (dir != IBTRS_READ || datalen < sizeof(rsp))
+		return -EINVAL;
+	s->ver = ibnbd_negotiate_ver(m->ver);
+	ibnbd_init_sess_info_rsp(&rsp, s->ver);
+	pr_info("sess %s: protocol version %u (client offered %u)\n", s->name,
+		s->ver, m->ver);
+	return ibnbd_srv_answer(op, data, datalen, &rsp, sizeof(rsp));
+}
+
+/* Largest DISCARD/WRITE_ZEROES: bi_size is 32 bits of bytes. */
+static u32 ibnbd_srv_cap_sectors(u64 sectors, u32 lbs)
+{
+	u64 max = (0xffffffffULL & ~(u64)(lbs - 1)) >> SECTOR_SHIFT;
+
+	sectors = min(sectors, max);
+	return sectors & ~(u64)((lbs >> SECTOR_SHIFT) - 1);
+}
+
+static void ibnbd_srv_geometry(struct ibnbd_srv_sess_dev *sd,
+			       struct ibnbd_msg_open_rsp *rsp)
+{
+	struct block_device *bdev = sd->bdev;
+	u32 lbs = bdev_logical_block_size(bdev);
+	u32 pbs = bdev_physical_block_size(bdev);
+	u32 flags = IBNBD_DEV_FUA;	/* the block layer emulates FUA */
+	struct ibnbd_dev_limits *lim = &sd->lim;
+
+	lim->nsectors = bdev_nr_sectors(bdev) &
+			~(u64)((lbs >> SECTOR_SHIFT) - 1);
+	lim->logical_block_size = lbs;
+	lim->max_io_bytes = ibtrs_srv_max_io_size(ibnbd_srv_ctx);
+	lim->max_discard_sectors =
+		ibnbd_srv_cap_sectors(bdev_max_discard_sectors(bdev), lbs);
+	lim->max_write_zeroes_sectors =
+		ibnbd_srv_cap_sectors(bdev_write_zeroes_sectors(bdev), lbs);
+	lim->read_only = sd->mode == IBNBD_ACCESS_RO;
+	if (!bdev_nonrot(bdev))
+		flags |= IBNBD_DEV_ROTATIONAL;
+	if (bdev_write_cache(bdev))
+		flags |= IBNBD_DEV_FLUSH;
+	if (lim->max_discard_sectors)
+		flags |= IBNBD_DEV_DISCARD;
+	if (lim->max_write_zeroes_sectors)
+		flags |= IBNBD_DEV_WRITE_ZEROES;
+	if (lim->read_only)
+		flags |= IBNBD_DEV_READ_ONLY;
+
+	ibnbd_init_open_rsp_err(rsp, 0, NULL);
+	rsp->device_id = cpu_to_le32(sd->handle);
+	rsp->nsectors = cpu_to_le64(lim->nsectors);
+	rsp->max_hw_sectors = cpu_to_le32(lim->max_io_bytes >> SECTOR_SHIFT);
+	rsp->max_discard_sectors = cpu_to_le32(lim->max_discard_sectors);
+	rsp->discard_granularity = cpu_to_le32(bdev_discard_granularity(bdev));
+	rsp->discard_alignment = cpu_to_le32(0);
+	rsp->max_write_zeroes_sectors =
+		cpu_to_le32(lim->max_write_zeroes_sectors);
+	rsp->dev_flags = cpu_to_le32(flags);
+	rsp->logical_block_size = cpu_to_le16(lbs);
+	rsp->physical_block_size = cpu_to_le16(pbs > 32768 ? lbs : pbs);
+	rsp->max_segments = cpu_to_le16(1);
+	rsp->access_mode = sd->mode;
+}
+
+static int ibnbd_srv_open(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
+			  enum ibtrs_dir dir, void *data, size_t datalen,
+			  const void *usr, size_t usrlen)
+{
+	const struct ibnbd_msg_open *m = usr;
+	struct ibnbd_msg_open_rsp rsp;
+	struct ibnbd_srv_sess_dev *sd = NULL;
+	struct ibnbd_srv_dev *dev;
+	struct block_device *bdev;
+	const char *reason = NULL;
+	char *resolved = NULL;
+	unsigned int slot;
+	fmode_t fmode;
+	dev_t devt;
+	int ret;
+
+	if (dir != IBTRS_READ || datalen < sizeof(rsp))
+		return -EINVAL;
+	ret = ibnbd_validate_open(usr, usrlen);
+	if (ret) {
+		reason = "malformed OPEN message";
+		atomic64_inc(&s->bad_msgs);
+		goto out_refuse_nolog;
+	}
+	/* Reserve a slot: requests of several connections run in parallel. */
+	spin_lock_irq(&s->lock);
+	for (slot = 0; slot < s->max_devs; slot++)
+		if (!s->devs[slot])
+			break;
+	if (slot < s->max_devs)
+		s->devs[slot] = ERR_PTR(-EBUSY);
+	spin_unlock_irq(&s->lock);
+	if (slot == s->max_devs) {
+		ret = -EMFILE;
+		reason = "too many devices open in this session";
+		goto out_refuse;
+	}
+	resolved = kmalloc(IBNBD_DEV_PATH_MAX, GFP_KERNEL);
+	if (!resolved) {
+		ret = -ENOMEM;
+		reason = "out of memory";
+		goto out_free_slot;
+	}
+	ret = ibnbd_srv_resolve(dev_search_path, m->dev_path, &devt, resolved,
+				IBNBD_DEV_PATH_MAX, &reason);
+	if (ret)
+		goto out_free_slot;
+	ret = ibnbd_srv_dev_get(devt, m->access_mode, &dev, &reason);
+	if (ret)
+		goto out_free_slot;
+	fmode = FMODE_READ;
+	if (ibnbd_access_is_writer(m->access_mode))
+		fmode |= FMODE_WRITE | FMODE_EXCL;
+	/* Writers share one holder: the device's registry entry. */
+	bdev = blkdev_get_by_dev(devt, fmode, fmode & FMODE_EXCL ? dev : NULL);
+	if (IS_ERR(bdev)) {
+		ret = PTR_ERR(bdev);
+		reason = ret == -EBUSY ?
+			"device is in use on the server (mounted or opened exclusively)" :
+			"cannot open device";
+		goto out_put_dev;
+	}
+	if ((fmode & FMODE_WRITE) && bdev_read_only(bdev)) {
+		ret = -EROFS;
+		reason = "device is read-only on the server";
+		goto out_put_bdev;
+	}
+	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
+	if (!sd) {
+		ret = -ENOMEM;
+		reason = "out of memory";
+		goto out_put_bdev;
+	}
+	sd->sess = s;
+	sd->dev = dev;
+	sd->bdev = bdev;
+	sd->fmode = fmode;
+	sd->slot = slot;
+	sd->handle = (u32)ibnbd_srv_gen << 16 | slot;
+	sd->mode = m->access_mode;
+	INIT_WORK(&sd->release_work, ibnbd_srv_sd_release_work);
+	strscpy(sd->path, resolved, sizeof(sd->path));
+	ibnbd_srv_geometry(sd, &rsp);
+	if (sd->lim.max_io_bytes < sd->lim.logical_block_size) {
+		ret = -EINVAL;
+		reason = "logical block size above the transport's IO size";
+		goto out_free_sd;
+	}
+	spin_lock_irq(&s->lock);
+	if (s->dead) {
+		spin_unlock_irq(&s->lock);
+		ret = -ENOTCONN;
+		reason = "session closed";
+		goto out_free_sd;
+	}
+	kref_get(&s->ref);
+	s->devs[slot] = sd;
+	spin_unlock_irq(&s->lock);
+	pr_info("sess %s: opened %s (%s) handle %#x: %llu sectors, lbs %u, flags %#x\n",
+		s->name, sd->path, ibnbd_access_mode_name(sd->mode), sd->handle,
+		sd->lim.nsectors, sd->lim.logical_block_size,
+		le32_to_cpu(rsp.dev_flags));
+	kfree(resolved);
+	return ibnbd_srv_answer(op, data, datalen, &rsp, sizeof(rsp));
+
+out_free_sd:
+	kfree(sd);
+out_put_bdev:
+	blkdev_put(bdev, fmode);
+out_put_dev:
+	ibnbd_srv_dev_put(dev, m->access_mode);
+out_free_slot:
+	spin_lock_irq(&s->lock);
+	s->devs[slot] = NULL;
+	spin_unlock_irq(&s->lock);
+out_refuse:
+	pr_warn("sess %s: refused open of '%s' (%s): %s (%d)\n", s->name,
+		m->dev_path, ibnbd_access_mode_name(m->access_mode), reason,
+		ret);
+out_refuse_nolog:
+	kfree(resolved);
+	ibnbd_init_open_rsp_err(&rsp, ret, reason);
+	return ibnbd_srv_answer(op, data, datalen, &rsp, sizeof(rsp));
+}
+
+static int ibnbd_srv_close(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
+			   const void *usr, size_t usrlen)
+{
+	const struct ibnbd_msg_close *m = usr;
+	struct ibnbd_srv_sess_dev *sd;
+	int ret = ibnbd_validate_close(usr, usrlen);
+
+	if (ret)
+		return ret;
+	spin_lock_irq(&s->lock);
+	sd = ibnbd_srv_sd_lookup(s, le32_to_cpu(m->device_id));
+	if (sd)
+		s->devs[sd->slot] = NULL;
+	spin_unlock_irq(&s->lock);
+	if (!sd)
+		return -ESTALE;
+	ibnbd_srv_sd_close(s, sd, "closed by client");
+	return ibtrs_srv_resp(op, 0, 0) ? -EIO : 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* IO                                                                */
+
+static void ibnbd_srv_bi_end_io(struct bio *bio)
+{
+	struct ibnbd_srv_io *io = container_of(bio, struct ibnbd_srv_io, bio);
+	struct ibnbd_srv_sess_dev *sd = io->sd;
+	int err = blk_status_to_errno(bio->bi_status);
+	bool read = io->opcode == IBNBD_OP_READ;
+
+	if (err) {
+		atomic64_inc(&sd->errors);
+		pr_debug("sess %s: %s on %s failed: %d\n", sd->sess->name,
+			 ibnbd_op_name(io->opcode), sd->path, err);
+	} else if (read) {
+		invalidate_kernel_vmap_range(io->data, io->len);
+	}
+	ibtrs_srv_resp(io->op, err, read && !err ? io->len : 0);
+	bio_put(bio);
+	ibnbd_srv_io_put(sd);
+}
+
+static void ibnbd_srv_account(struct ibnbd_srv_sess_dev *sd, u32 op, u32 len)
+{
+	switch (op) {
+	case IBNBD_OP_READ:
+		atomic64_inc(&sd->reads);
+		atomic64_add(len, &sd->read_bytes);
+		break;
+	case IBNBD_OP_WRITE:
+		atomic64_inc(&sd->writes);
+		atomic64_add(len, &sd->write_bytes);
+		break;
+	case IBNBD_OP_FLUSH:
+		atomic64_inc(&sd->flushes);
+		break;
+	case IBNBD_OP_DISCARD:
+		atomic64_inc(&sd->discards);
+		break;
+	case IBNBD_OP_WRITE_ZEROES:
+		atomic64_inc(&sd->write_zeroes);
+		break;
+	}
+}
+
+static blk_opf_t ibnbd_srv_opf(u32 op, u32 flags)
+{
+	blk_opf_t opf;
+
+	switch (op) {
+	case IBNBD_OP_READ:
+		opf = REQ_OP_READ;
+		break;
+	case IBNBD_OP_WRITE:
+		opf = REQ_OP_WRITE;
+		if (flags & IBNBD_F_FUA)
+			opf |= REQ_FUA;
+		if (flags & IBNBD_F_PREFLUSH)
+			opf |= REQ_PREFLUSH;
+		break;
+	case IBNBD_OP_FLUSH:
+		opf = REQ_OP_WRITE | REQ_PREFLUSH;
+		break;
+	case IBNBD_OP_DISCARD:
+		opf = REQ_OP_DISCARD;
+		break;
+	default:	/* IBNBD_OP_WRITE_ZEROES, validated */
+		opf = REQ_OP_WRITE_ZEROES;
+		if (flags & IBNBD_F_NOUNMAP)
+			opf |= REQ_NOUNMAP;
+		if (flags & IBNBD_F_FUA)
+			opf |= REQ_FUA;
+		break;
+	}
+	if (flags & IBNBD_F_SYNC)
+		opf |= REQ_SYNC;
+	return opf;
+}
+
+static int ibnbd_srv_io(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
+			enum ibtrs_dir dir, void *data, size_t datalen,
+			const void *usr, size_t usrlen)
+{
+	const struct ibnbd_msg_io *m = usr;
+	struct ibnbd_srv_sess_dev *sd;
+	struct ibnbd_srv_io *io;
+	struct bio *bio;
+	u32 rw, opcode, len, off;
+	unsigned short nr_vecs = 0;
+	int ret;
+
+	ret = ibnbd_validate_io(usr, usrlen, dir == IBTRS_WRITE, datalen);
+	if (ret)
+		return ret;
+	spin_lock_irq(&s->lock);
+	sd = ibnbd_srv_sd_lookup(s, le32_to_cpu(m->device_id));
+	if (sd) {
+		sd->inflight++;
+		s->inflight++;
+	}
+	spin_unlock_irq(&s->lock);
+	if (!sd)
+		return -ESTALE;
+	ret = ibnbd_check_io_limits(m, &sd->lim);
+	if (ret) {
+		atomic64_inc(&sd->errors);
+		pr_debug("sess %s: %s on %s refused: %d\n", s->name,
+			 ibnbd_op_name(le32_to_cpu(m->rw)), sd->path, ret);
+		goto out_put;
+	}
+	rw = le32_to_cpu(m->rw);
+	opcode = rw & IBNBD_OP_MASK;
+	len = le32_to_cpu(m->bi_size);
+	if (opcode == IBNBD_OP_READ || opcode == IBNBD_OP_WRITE)
+		nr_vecs = DIV_ROUND_UP(offset_in_page(data) + len, PAGE_SIZE);
+	bio = bio_alloc_bioset(sd->bdev, nr_vecs,
+			       ibnbd_srv_opf(opcode, rw & ~IBNBD_OP_MASK),
+			       GFP_NOIO, &ibnbd_srv_bio_set);
+	io = container_of(bio, struct ibnbd_srv_io, bio);
+	io->sd = sd;
+	io->op = op;
+	io->data = data;
+	io->len = len;
+	io->opcode = opcode;
+	bio->bi_end_io = ibnbd_srv_bi_end_io;
+	if (opcode != IBNBD_OP_FLUSH)
+		bio->bi_iter.bi_sector = le64_to_cpu(m->sector);
+	if (nr_vecs) {
+		/* The chunk is vmap()ped: add it page by page. */
+		for (off = 0; off < len; ) {
+			void *p = data + off;
+			u32 n = min_t(u32, len - off,
+				      PAGE_SIZE - offset_in_page(p));
+
+			if (bio_add_page(bio, vmalloc_to_page(p), n,
+					 offset_in_page(p)) != n) {
+				bio_put(bio);
+				ret = -EIO;
+				goto out_put;
+			}
+			off += n;
+		}
+		if (opcode == IBNBD_OP_WRITE)
+			flush_kernel_vmap_range(data, len);
+	} else if (opcode != IBNBD_OP_FLUSH) {
+		bio->bi_iter.bi_size = len;	/* DISCARD, WRITE_ZEROES */
+	}
+	ibnbd_srv_account(sd, opcode, len);
+	submit_bio(bio);
+	return 0;
+
+out_put:
+	ibnbd_srv_io_put(sd);
+	return ret;
+}
+
+static int ibnbd_srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
+			     struct ibtrs_srv_op *op, enum ibtrs_dir dir,
+			     void *data, size_t datalen, const void *usr,
+			     size_t usrlen)
+{
+	struct ibnbd_srv_sess *s = priv;
+	union {
+		struct ibnbd_msg_hdr hdr;
+		struct ibnbd_msg_sess_info si;
+		struct ibnbd_msg_open open;
+		struct ibnbd_msg_close close;
+		struct ibnbd_msg_io io;
+	} msg;
+	int type, ret;
+
+	if (!s)
+		return -ENOTCONN;
+	/*
+	 * An aligned copy of the header; bytes beyond the largest message
+	 * are never looked at.
+	 */
+	usrlen = min(usrlen, sizeof(msg));
+	memcpy(&msg, usr, usrlen);
+	type = ibnbd_msg_type(&msg, usrlen);
+	switch (type) {
+	case IBNBD_MSG_IO:
+		ret = ibnbd_srv_io(s, op, dir, data, datalen, &msg, usrlen);
+		break;
+	case IBNBD_MSG_SESS_INFO:
+		ret = ibnbd_srv_sess_info(s, op, dir, data, datalen, &msg,
+					  usrlen);
+		break;
+	case IBNBD_MSG_OPEN:
+		ret = ibnbd_srv_open(s, op, dir, data, datalen, &msg, usrlen);
+		break;
+	case IBNBD_MSG_CLOSE:
+		ret = ibnbd_srv_close(s, op, &msg, usrlen);
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -EPROTO)
+		ibnbd_srv_bad_msg(s, type, usrlen, dir, ret);
+	return ret;
+}
+
+static void ibnbd_srv_link_ev(struct ibtrs_srv_sess *ts,
+			      enum ibtrs_srv_link_ev ev, void *priv)
+{
+	struct ibnbd_srv_sess *s = priv;
+	unsigned int i;
+
+	switch (ev) {
+	case IBTRS_SRV_LINK_EV_CONNECTED:
+		s = kzalloc(sizeof(*s), GFP_KERNEL);
+		if (s)
+			s->devs = kcalloc(max_devices, sizeof(*s->devs),
+					  GFP_KERNEL);
+		if (!s || !s->devs) {
+			pr_err("sess %s: out of memory\n",
+			       ibtrs_srv_sessname(ts));
+			kfree(s);
+			return;	/* its requests are answered -ENOTCONN */
+		}
+		s->ts = ts;
+		s->max_devs = max_devices;
+		s->ver = IBNBD_PROTO_VER_MAJOR;
+		spin_lock_init(&s->lock);
+		kref_init(&s->ref);
+		atomic64_set(&s->bad_msgs, 0);
+		strscpy(s->name, ibtrs_srv_sessname(ts), sizeof(s->name));
+		atomic_inc(&ibnbd_srv_nr_sess);
+		ibtrs_srv_set_sess_priv(ts, s);
+		pr_info("sess %s: connected\n", s->name);
+		break;
+	case IBTRS_SRV_LINK_EV_DISCONNECTED:
+		if (!s)
+			return;
+		ibtrs_srv_set_sess_priv(ts, NULL);
+		spin_lock_irq(&s->lock);
+		s->dead = true;
+		pr_info("sess %s: disconnected (%u IOs in flight)\n", s->name,
+			s->inflight);
+		spin_unlock_irq(&s->lock);
+		for (i = 0; i < s->max_devs; i++) {
+			struct ibnbd_srv_sess_dev *sd;
+
+			spin_lock_irq(&s->lock);
+			sd = s->devs[i];
+			if (!IS_ERR_OR_NULL(sd))
+				s->devs[i] = NULL;
+			spin_unlock_irq(&s->lock);
+			if (!IS_ERR_OR_NULL(sd))
+				ibnbd_srv_sd_close(s, sd, "disconnected");
+		}
+		ibnbd_srv_sess_put(s);
+		break;
+	}
+}
+
+static const struct ibtrs_srv_ops ibnbd_srv_ops = {
+	.rdma_ev = ibnbd_srv_rdma_ev,
+	.link_ev = ibnbd_srv_link_ev,
+};
+
+static int __init ibnbd_srv_init(void)
+{
+	int err;
+
+	ibnbd_srv_gen = (get_random_u32() & 0xffff) ?: 1;
+	err = bioset_init(&ibnbd_srv_bio_set, BIO_POOL_SIZE,
+			  offsetof(struct ibnbd_srv_io, bio),
+			  BIOSET_NEED_BVECS);
+	if (err)
+		return err;
+	ibnbd_srv_wq = alloc_workqueue("ibnbd_srv", WQ_MEM_RECLAIM, 0);
+	if (!ibnbd_srv_wq) {
+		err = -ENOMEM;
+		goto out_exit_bioset;
+	}
+	ibnbd_srv_ctx = ibtrs_srv_open(&ibnbd_srv_ops);
+	if (IS_ERR(ibnbd_srv_ctx)) {
+		err = PTR_ERR(ibnbd_srv_ctx);
+		goto out_destroy_wq;
+	}
+	pr_info("serving block devices beneath %s\n", dev_search_path);
+	return 0;
+
+out_destroy_wq:
+	destroy_workqueue(ibnbd_srv_wq);
+out_exit_bioset:
+	bioset_exit(&ibnbd_srv_bio_set);
+	return err;
+}
+
+static void __exit ibnbd_srv_exit(void)
+{
+	/* Closes every session; returns when all their IO was answered. */
+	ibtrs_srv_close(ibnbd_srv_ctx);
+	flush_workqueue(ibnbd_srv_wq);
+	wait_event(ibnbd_srv_sess_wq, !atomic_read(&ibnbd_srv_nr_sess));
+	destroy_workqueue(ibnbd_srv_wq);
+	bioset_exit(&ibnbd_srv_bio_set);
+}
+
+module_init(ibnbd_srv_init);
+module_exit(ibnbd_srv_exit);
+MODULE_DESCRIPTION("IBNBD server: block devices over IBTRS");
+MODULE_LICENSE("GPL");
