@@ -16,6 +16,7 @@
 
 #include "ibnbd-srv.h"
 
+/* the registry list and every entry's counters */
 DEFINE_MUTEX(ibnbd_srv_devs_mutex);
 static LIST_HEAD(ibnbd_srv_devs);
 
@@ -25,6 +26,8 @@ static LIST_HEAD(ibnbd_srv_devs);
  * @name: "nullb0" (relative to @root) or "/dev/nullb0" (absolute).
  * @devt: the device number.
  * @resolved: the resolved path, for the log.
+ * @len: bytes at @resolved.
+ * @reason: why the name was refused.
  *
  * The name is looked up once, symbolic links followed; the result must lie
  * beneath @root (path_is_under(): ".." or a link leading out is refused)
@@ -87,7 +90,12 @@ out_free_full:
 }
 
 /**
- * ibnbd_srv_dev_get() - admit an opener with @mode to device @devt.
+ * ibnbd_srv_dev_get() - admit an opener to a device.
+ * @devt: the device.
+ * @mode: &enum ibnbd_access_mode of the opener.
+ * @out: the device's registry entry.
+ * @reason: why the opener was refused.
+ *
  * Return: 0 and *out (a registry entry), or -errno with *reason set.
  */
 int ibnbd_srv_dev_get(dev_t devt, unsigned int mode,

@@ -37,7 +37,7 @@ struct ibnbd_srv_dev {
 struct ibnbd_srv_sess {
 	struct ibtrs_srv_sess *ts;
 	char name[TRS_SESSNAME_MAX];
-	spinlock_t lock;
+	spinlock_t lock;		/* see @lock above */
 	struct kref ref;
 	struct ibnbd_srv_sess_dev **devs;
 	unsigned int max_devs;

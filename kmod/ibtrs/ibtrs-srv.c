@@ -70,14 +70,20 @@ enum ibtrs_srv_op_state {
 };
 
 /**
- * struct ibtrs_srv_op - the request of one chunk (all fields but @req and
- * @start_work under the session's lock).
+ * struct ibtrs_srv_op - the request of one chunk.
+ * @sess: owner.
+ * @id: chunk id.
+ * @state: &enum ibtrs_srv_op_state, under the session's lock like the
+ *	four pointers below.
  * @path: the path the request came on; NULL once that path is gone (the
  *	answer is then dropped).
  * @con: its connection: a read's answer must use the QP the client bound
  *	its memory window on.
  * @pending_path: a retried request for this chunk that came (on another
  *	path) while the old one was still served; started after its answer.
+ * @pending_con: the connection of @pending_path it came on.
+ * @start_work: starts the pending request (not in the answer's context).
+ * @req: the validated request header (host order), stable while ACTIVE.
  */
 struct ibtrs_srv_op {
 	struct ibtrs_srv_sess *sess;
@@ -101,7 +107,20 @@ struct ibtrs_srv_iu {
 
 /**
  * struct ibtrs_srv_con - one RDMA CM connection of a path.
- * @tx: INFO_RSP at offset 0, then one IO_RSP slot per chunk.
+ * @path: owner.
+ * @cid: index in the path.
+ * @cm_id: NULL until the connect request was accepted.
+ * @cq: this connection's CQ (IB_POLL_WORKQUEUE).
+ * @qp: the RC QP (@cm_id->qp).
+ * @nrx: receive buffers, all posted.
+ * @rx: their descriptors.
+ * @rx_buf: @nrx * TRS_MAX_RECV_MSG bytes, DMA-mapped at @rx_dma.
+ * @rx_dma: see @rx_buf.
+ * @tx: INFO_RSP at offset 0, then one IO_RSP slot per chunk; mapped at
+ *	@tx_dma, @tx_len bytes.
+ * @tx_dma: see @tx.
+ * @tx_len: see @tx.
+ * @send_cqe: completion of every answer and of INFO_RSP.
  * @hdr: private copy of a request's header area (the client can still
  *	write the chunk while it is validated); used by this CQ's work only.
  */
@@ -130,9 +149,27 @@ enum {
 
 /**
  * struct ibtrs_srv_path - the connections from one client address.
- * @joined, @closed, @hb: under the session's lock. @closed: teardown has
- *	begun, nothing may be posted any more.
- * @mr: the session's pool, registered on this path's PD (REMOTE_WRITE).
+ * @sess: owner.
+ * @link: in @sess->paths.
+ * @uuid: the client's path UUID.
+ * @recon_cnt: the client's reconnect count of this incarnation.
+ * @ncons: connections of the path (cid_num).
+ * @cons: @ncons connections.
+ * @dev: the RDMA device of every connection of the path.
+ * @pd: protection domain of the path.
+ * @sgt: the session's pool blocks, DMA-mapped for @dev.
+ * @sg_mapped: entries ib_dma_map_sg() returned, 0 if not mapped.
+ * @mr: the session's pool, registered on @pd (LOCAL_WRITE | REMOTE_WRITE).
+ * @reg_cqe: completion of the pool registration (errors only).
+ * @hb_cqe: completion of heartbeats and their acks.
+ * @hb: heartbeat state (trs/common/hb.c), under the session's lock.
+ * @joined: INFO exchange done; under the session's lock.
+ * @closed: teardown has begun, nothing may be posted any more; under the
+ *	session's lock.
+ * @flags: IBTRS_PATH_FAILED.
+ * @hb_work: heartbeat and liveness tick.
+ * @close_work: teardown.
+ * @addr: the client's address, for the log.
  */
 struct ibtrs_srv_path {
 	struct ibtrs_srv_sess *sess;
@@ -159,10 +196,28 @@ struct ibtrs_srv_path {
 
 /**
  * struct ibtrs_srv_sess - one client: 1..N paths, one chunk pool.
- * @lock: ops, active_ops, dead and the paths' joined/closed/hb.
- * @paths, @npaths, @link_up, @named, @name: under ctx->mutex.
+ * @ctx: owner.
+ * @link: in @ctx->sessions while it has paths.
+ * @uuid: the client's session UUID.
+ * @name: from the first INFO_REQ; with @named, @link_up, @paths and
+ *	@npaths under @ctx->mutex.
+ * @named: @name is set.
+ * @link_up: the user got LINK_EV_CONNECTED.
+ * @dead: no path left; freed when @active_ops drops to 0.
+ * @lock: @ops, @active_ops, @dead and the paths' joined/closed/hb.
+ * @paths: &struct ibtrs_srv_path list.
+ * @npaths: entries of @paths.
+ * @active_ops: chunks not FREE.
+ * @priv: the user's session.
+ * @queue_depth: chunks.
  * @blocks: the pool's memory, @nblocks blocks of 2^@order pages, mapped
  *	contiguously at @pool (vmap) and in each path's MR.
+ * @nblocks: see @blocks.
+ * @order: see @blocks.
+ * @pool: see @blocks.
+ * @pool_len: @queue_depth * slot size.
+ * @ops: one per chunk.
+ * @free_work: frees the session from a context that may sleep.
  */
 struct ibtrs_srv_sess {
 	struct ibtrs_srv_ctx *ctx;
@@ -172,7 +227,7 @@ struct ibtrs_srv_sess {
 	bool named;
 	bool link_up;
 	bool dead;
-	spinlock_t lock;
+	spinlock_t lock;		/* see @lock above */
 	struct list_head paths;
 	int npaths;
 	unsigned int active_ops;
@@ -187,13 +242,25 @@ struct ibtrs_srv_sess {
 	struct work_struct free_work;
 };
 
+/**
+ * struct ibtrs_srv_ctx - the listener and its sessions.
+ * @ops: the user's callbacks.
+ * @listen_id: RDMA CM listener on INADDR_ANY:port.
+ * @mutex: @sessions, @closing and the sessions' path lists.
+ * @sessions: sessions that have paths.
+ * @closing: ibtrs_srv_close() has begun.
+ * @nr_sess: sessions allocated, listed or not.
+ * @sess_wq: woken when @nr_sess drops to 0.
+ * @params: what the accept advertises.
+ * @slot_size: chunk size + header area.
+ */
 struct ibtrs_srv_ctx {
 	struct ibtrs_srv_ops ops;
 	struct rdma_cm_id *listen_id;
-	struct mutex mutex;		/* sessions, paths, closing */
+	struct mutex mutex;	/* see @mutex above */
 	struct list_head sessions;
 	bool closing;
-	atomic_t nr_sess;		/* allocated, listed or not */
+	atomic_t nr_sess;
 	wait_queue_head_t sess_wq;
 	struct trs_conn_params params;
 	u32 slot_size;
