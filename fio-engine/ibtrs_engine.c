@@ -22,7 +22,9 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,7 +45,42 @@ struct fio_ibtrs_data {
 	struct io_u **events;
 	unsigned int nr_events, ev_delivered;
 	bool reported_conn_loss;
+	/* ios_file: completed io_us, read live by the experiment harness */
+	volatile uint64_t *ios_done;
 };
+
+/*
+ * The ios_file option: a shared mapping of one page holding the number of
+ * completed io_us, so a measurement tool can sample the IO count at the
+ * same instant as its other counters (fio's own counts are per job and
+ * only reported at the end).
+ */
+static int fio_ibtrs_map_ios_file(struct thread_data *td,
+				  struct fio_ibtrs_data *ld)
+{
+	struct fio_ibtrs_options *o = td->eo;
+	long pg = sysconf(_SC_PAGESIZE);
+	void *p;
+	int fd;
+
+	if (!o->ios_file || !*o->ios_file)
+		return 0;
+	fd = open(o->ios_file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, pg)) {
+		log_err("ibtrs: ios_file %s: %s\n", o->ios_file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	p = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		log_err("ibtrs: ios_file %s: mmap: %s\n", o->ios_file, strerror(errno));
+		return 1;
+	}
+	ld->ios_done = p;
+	return 0;
+}
 
 static void fio_ibtrs_log(void *priv, enum ibnbd_clt_log_level lvl,
 			  const char *msg)
@@ -224,6 +261,8 @@ static int fio_ibtrs_init(struct thread_data *td)
 		return 1;
 	if (fio_ibtrs_access_mode(td, &mode))
 		return 1;
+	if (fio_ibtrs_map_ios_file(td, ld))
+		return 1;
 	fio_ibtrs_make_sessname(td, sessname, sizeof(sessname));
 	if (fio_ibtrs_connect(td, sessname, mode, &ld->clt))
 		return 1;
@@ -294,6 +333,8 @@ static void fio_ibtrs_cleanup(struct thread_data *td)
 	if (ld->clt && ibnbd_clt_trs(ld->clt))
 		fio_ibtrs_report(ld);
 	ibnbd_clt_destroy(ld->clt);
+	if (ld->ios_done)
+		munmap((void *)ld->ios_done, sysconf(_SC_PAGESIZE));
 	free(ld->events);
 	free(ld);
 	td->io_ops_data = NULL;
@@ -352,6 +393,8 @@ static void fio_ibtrs_io_done(struct ibnbd_clt_io *io, int err)
 	io_u->error = err < 0 ? -err : err;
 	io_u->resid = err ? io_u->xfer_buflen : 0;
 	ld->events[ld->nr_events++] = io_u;
+	if (ld->ios_done)
+		*ld->ios_done += 1;	/* x86: an aligned u64 store is atomic */
 	if (err == -ENOTCONN)
 		fio_ibtrs_conn_lost(ld->td, ld);
 }

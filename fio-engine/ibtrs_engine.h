@@ -34,6 +34,7 @@ struct fio_ibtrs_options {
 	unsigned int hb_interval_ms;
 	unsigned int connect_timeout_ms;
 	unsigned int fua;
+	char *ios_file;
 };
 
 /* ibtrs_opts.c */

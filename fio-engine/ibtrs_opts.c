@@ -158,6 +158,15 @@ struct fio_option fio_ibtrs_options[] = {
 		.group	= FIO_OPT_G_INVALID,
 	},
 	{
+		.name	= "ios_file",
+		.lname	= "Completed-IO counter file",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct fio_ibtrs_options, ios_file),
+		.help	= "Keep a live count of completed IOs in this file (a little-endian u64 at offset 0, shared mapping) for measurement tools that sample it",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
 		.name	= NULL,
 	},
 };

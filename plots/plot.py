@@ -3,15 +3,22 @@
 
 Usage: plot.py --results DIR --out DIR
 
+Every figure is drawn from one run's aggregate.csv (median, min, max over
+its repetitions) of one boot: the newest E01-baseline run holding that boot
+(results/summary.csv names the runs). Bars are medians on linear axes from
+zero, error bars span min..max over the runs, each system has one colour in
+every figure, 4k and 128k workloads are separate panels, icount (guest
+instructions, guest time) and MTTCG (wall clock) never share a panel, and
+every title names its run and the number of runs.
+
 Figures (PNG and PDF each):
-  icount_us_per_io  primary figure: guest time per IO in the icount boot
-                    (1e6 / guest-time IOPS: instructions, 1 ns each, plus timer
-                    waits; run-to-run noise <= 1.5 % at 4k), per workload and system
-  cpu_per_io        guest CPU time per IO (busy fraction / IO rate), icount
-  iops              IOPS per workload and system, icount and MTTCG boots
-  noise             run-to-run spread (max-min)/median of each measure over the
-                    repeated runs (aggregate.csv of the newest run per boot):
-                    which measure can rank protocols
+  sw_instr_per_io   primary: software instructions per IO (all guest
+                    instructions except the NIC set, see components.conf)
+  instr_per_io      total guest instructions per IO, NIC included
+  instr_breakdown   instructions per IO by component, one stacked bar per
+                    system and 4k workload (medians)
+  guest_time_per_io icount guest ns per IO (instructions + idle jumped over)
+  iops_mttcg        IOPS in the MTTCG boot (wall clock, soft-RoCE bound)
   perftest          raw verbs message rate and latency per message size
 """
 import argparse, csv, glob, os, sys
@@ -20,51 +27,17 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-SYSTEM_ORDER = ["nullblk", "nvme-rdma", "rnbd", "ibtrs-fio", "fio-rdma"]
+SYSTEM_ORDER = ["nullblk", "nvme-rdma", "rnbd", "rnbd 2p", "ibnbd", "ibnbd 2p",
+                "ibtrs-fio", "ibtrs-fio 2p", "fio-rdma"]
+COLOURS = {"nullblk": "#7f7f7f", "nvme-rdma": "#1f77b4", "rnbd": "#ff7f0e",
+           "rnbd 2p": "#ffbb78", "ibnbd": "#d62728", "ibnbd 2p": "#ff9896",
+           "ibtrs-fio": "#2ca02c", "ibtrs-fio 2p": "#98df8a", "fio-rdma": "#9467bd"}
+COMP_COLOURS = {"nic": "#c7c7c7", "block": "#1f77b4", "backend": "#aec7e8",
+                "transport-kernel": "#ff7f0e", "ibtrs-user": "#2ca02c",
+                "verbs-user": "#98df8a", "fio": "#9467bd", "libc": "#c5b0d5",
+                "syscalls+sched": "#8c564b", "irq/timer": "#e377c2", "harness": "#bcbd22",
+                "other": "#17becf", "unattributed": "#000000"}
 WORKLOAD_ORDER = ["randread", "randwrite", "seqread", "seqwrite"]
-
-
-def load_summary(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def newest(rows, experiment):
-    """For one experiment/boot, the newest row (by date) of every cell
-    (system, workload, bs, QD, paths, policy, MR, invalidation): a later run
-    of a subset (e.g. one more system) joins the last full run."""
-    best = {}
-    for r in rows:
-        if r["experiment"] != experiment:
-            continue
-        k = tuple(r[c] for c in ("system", "workload", "bs", "iodepth", "paths",
-                                 "policy", "mr", "inval"))
-        if k not in best or r["date"] > best[k]["date"]:
-            best[k] = r
-    return list(best.values())
-
-
-def label(r):
-    s = r["system"]
-    if s in ("rnbd", "ibtrs-fio") and r.get("paths"):
-        s += " %sp" % r["paths"]
-    extra = [r[k] for k in ("mr", "inval") if r.get(k) and r["system"] == "ibtrs-fio"
-             and r[k] not in ("mw", "remote")]
-    return s + ("" if not extra else " " + "/".join(extra))
-
-
-def sys_key(lbl):
-    base = lbl.split()[0]
-    return (SYSTEM_ORDER.index(base) if base in SYSTEM_ORDER else 99, lbl)
-
-
-def wl_name(r):
-    return "%s %s QD%s" % (r["workload"], r["bs"], r["iodepth"])
-
-
-def wl_key(name):
-    w, bs, qd = name.split()
-    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, bs, int(qd[2:]))
 
 
 def num(v):
@@ -74,6 +47,41 @@ def num(v):
         return None
 
 
+def newest_run(results, boot):
+    """(run_id, rows, names) of the newest E01-baseline run that has BOOT."""
+    runs = sorted(glob.glob(os.path.join(results, "E01-baseline", "*", boot, "aggregate.csv")))
+    if not runs:
+        return None, [], {}
+    p = runs[-1]
+    with open(p, newline="") as f:
+        rows = list(csv.DictReader(f))
+    names = {}
+    st = os.path.join(os.path.dirname(p), "raw", "systems.txt")
+    if os.path.exists(st):
+        for line in open(st):
+            w = line.split()
+            if len(w) >= 3:
+                names[w[0]] = w[1] + ("" if w[2] in ("-", "1") else " %sp" % w[2])
+    return os.path.basename(os.path.dirname(os.path.dirname(p))), rows, names
+
+
+def label(r, names):
+    return names.get(r["system"], r["system"].replace("_", "-"))
+
+
+def sys_key(lbl):
+    return (SYSTEM_ORDER.index(lbl) if lbl in SYSTEM_ORDER else 99, lbl)
+
+
+def wl_name(r):
+    return "%s QD%s" % (r["workload"], r["iodepth"])
+
+
+def wl_key(name):
+    w, qd = name.split()
+    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, int(qd[2:]))
+
+
 def save(fig, out, name):
     for ext in ("png", "pdf"):
         fig.savefig(os.path.join(out, "%s.%s" % (name, ext)), bbox_inches="tight", dpi=120)
@@ -81,119 +89,113 @@ def save(fig, out, name):
     print("plots: %s/%s.{png,pdf}" % (out, name))
 
 
-def grouped_bars(ax, rows, metric, ylabel):
-    rows = [r for r in rows if r["system"] != "perftest" and num(r[metric]) is not None]
+def bars(ax, rows, names, metric, scale=1.0):
+    """Grouped bars of METRIC's median with min..max error bars; False if
+    nothing to draw."""
+    rows = [r for r in rows if num(r.get(metric + "_median")) is not None]
     wls = sorted({wl_name(r) for r in rows}, key=wl_key)
-    systems = sorted({label(r) for r in rows}, key=sys_key)
+    systems = sorted({label(r, names) for r in rows}, key=sys_key)
     if not wls:
         return False
     width = 0.8 / max(len(systems), 1)
     for i, s in enumerate(systems):
-        xs, ys = [], []
+        xs, ys, lo, hi = [], [], [], []
         for j, w in enumerate(wls):
-            v = [num(r[metric]) for r in rows if label(r) == s and wl_name(r) == w]
-            if v:
-                xs.append(j + (i - (len(systems) - 1) / 2) * width)
-                ys.append(v[0])
-        ax.bar(xs, ys, width, label=s)
+            v = [r for r in rows if label(r, names) == s and wl_name(r) == w]
+            if not v:
+                continue
+            med = num(v[0][metric + "_median"]) / scale
+            mn = num(v[0].get(metric + "_min"))
+            mx = num(v[0].get(metric + "_max"))
+            xs.append(j + (i - (len(systems) - 1) / 2) * width)
+            ys.append(med)
+            lo.append(med - (mn / scale if mn is not None else med))
+            hi.append((mx / scale if mx is not None else med) - med)
+        ax.bar(xs, ys, width, label=s, color=COLOURS.get(s),
+               yerr=[lo, hi], capsize=2, error_kw={"elinewidth": 0.8})
     ax.set_xticks(range(len(wls)))
-    ax.set_xticklabels(wls, rotation=20, ha="right", fontsize=8)
-    ax.set_ylabel(ylabel)
+    ax.set_xticklabels(wls, fontsize=8)
+    ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
     return True
 
 
-def fig_primary(rows, out):
-    """Guest time per IO in the icount boot: 1e6 / guest-time IOPS. Guest time
-    advances 1 ns per executed instruction and jumps over idle periods to the
-    next timer, so this is thousands of instructions per IO plus any timer
-    waits (the kernel systems idle <= 14 % of 4k windows, see guest_busy_pct
-    in cells.csv); deterministic: run-to-run noise <= 1.5 % at 4k."""
-    r = [dict(x) for x in newest(rows, "E01-baseline/icount") if num(x["iops"])]
-    if not r:
+def by_bs(rows):
+    out = {}
+    for r in rows:
+        out.setdefault(r["bs"], []).append(r)
+    return sorted(out.items(), key=lambda kv: (kv[0] != "4k", kv[0]))
+
+
+def fig_metric(results, out, boot, metric, scale, ylabel, title, name):
+    run, rows, names = newest_run(results, boot)
+    rows = [r for r in rows if num(r.get(metric + "_median"))]
+    if not rows:
         return
-    for x in r:
-        x["us_per_io"] = "%.3f" % (1e6 / num(x["iops"]))
-    fig, ax = plt.subplots(figsize=(8, 4))
-    if grouped_bars(ax, r, "us_per_io", "guest time per IO, us (1 us = 1000 instructions)"):
-        ax.set_title("Guest time per IO, icount boot (median of %s runs, %s)"
-                     % (r[0]["runs"], max(x["date"] for x in r)[:10]), fontsize=9)
-        save(fig, out, "icount_us_per_io")
-    else:
+    groups = by_bs(rows)
+    fig, axes = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4), squeeze=False)
+    drawn = False
+    for ax, (bs, rs) in zip(axes[0], groups):
+        if bars(ax, rs, names, metric, scale):
+            drawn = True
+            ax.set_title("%s blocks" % bs, fontsize=9)
+            ax.set_ylabel(ylabel)
+    if not drawn:
         plt.close(fig)
-
-
-def fig_cpu(rows, out):
-    r = newest(rows, "E01-baseline/icount")
-    if not r:
         return
-    fig, ax = plt.subplots(figsize=(8, 4))
-    if grouped_bars(ax, r, "cpu_us_per_io",
-                    "guest CPU time per IO (us, icount: instructions)"):
-        ax.set_title("Guest CPU per IO, icount boot (median of %s runs; %s)"
-                     % (r[0]["runs"], r[0]["date"][:10]), fontsize=9)
-        save(fig, out, "cpu_per_io")
-    else:
-        plt.close(fig)
+    axes[0][0].legend(fontsize=7, ncol=2)
+    nruns = max(int(r["runs"]) for r in rows)
+    fig.suptitle("%s\nrun %s, %s boot, median of %d runs, error bars min..max"
+                 % (title, run, boot, nruns), fontsize=9)
+    save(fig, out, name)
 
 
-def fig_iops(rows, out):
-    phases = [p for p in ("icount", "mttcg") if newest(rows, "E01-baseline/" + p)]
-    if not phases:
+def fig_breakdown(results, out):
+    run, rows, names = newest_run(results, "icount")
+    rows = [r for r in rows if r["bs"] == "4k" and num(r.get("instr_per_io_median"))]
+    if not rows:
         return
-    fig, axes = plt.subplots(1, len(phases), figsize=(8 * len(phases), 4), squeeze=False)
-    for ax, p in zip(axes[0], phases):
-        grouped_bars(ax, newest(rows, "E01-baseline/" + p), "iops", "IOPS")
-        ax.set_yscale("log")
-        ax.set_title("IOPS, %s boot%s" % (p, " (guest time)" if p == "icount" else
-                                            " (wall time, soft-RoCE bound)"), fontsize=9)
-    save(fig, out, "iops")
+    comps = sorted({c[5:-15] for r in rows for c in r
+                    if c.startswith("comp_") and c.endswith("_per_io_median")},
+                   key=lambda c: (c != "nic", c))
+    wls = sorted({wl_name(r) for r in rows}, key=wl_key)
+    fig, axes = plt.subplots(1, len(wls), figsize=(3.6 * len(wls), 4.2), squeeze=False,
+                             sharey=True)
+    for ax, w in zip(axes[0], wls):
+        rs = sorted([r for r in rows if wl_name(r) == w], key=lambda r: sys_key(label(r, names)))
+        x = list(range(len(rs)))
+        bottom = [0.0] * len(rs)
+        for c in comps:
+            v = [(num(r.get("comp_%s_per_io_median" % c)) or 0.0) / 1e3 for r in rs]
+            ax.bar(x, v, 0.7, bottom=bottom, color=COMP_COLOURS.get(c), label=c,
+                   hatch="//" if c == "nic" else None, edgecolor="white", linewidth=0.3)
+            bottom = [b + y for b, y in zip(bottom, v)]
+        ax.set_xticks(x)
+        ax.set_xticklabels([label(r, names) for r in rs], rotation=30, ha="right", fontsize=7)
+        ax.set_title("4k " + w, fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_ylim(bottom=0)
+    axes[0][0].set_ylabel("thousand instructions per IO")
+    axes[0][-1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    nruns = max(int(r["runs"]) for r in rows)
+    fig.suptitle("Instructions per IO by component (hatched: the NIC set, excluded from "
+                 "software instructions)\nrun %s, icount boot, medians of %d runs"
+                 % (run, nruns), fontsize=9)
+    save(fig, out, "instr_breakdown")
 
 
-def newest_aggregate(results, phase):
-    """The newest full run's cells: most cells first, then newest."""
-    best = None
-    for p in sorted(glob.glob(os.path.join(results, "E01-baseline", "*", phase, "aggregate.csv"))):
-        with open(p, newline="") as f:
-            rows = list(csv.DictReader(f))
-        if best is None or len(rows) >= len(best):
-            best = rows
-    return best or []
-
-
-def fig_noise(results, out):
-    series = []
-    for phase, metric in (("icount", "cpu_us_per_io"), ("icount", "iops"),
-                          ("mttcg", "cpu_us_per_io"), ("mttcg", "iops")):
-        rows = newest_aggregate(results, phase)
-        pts = []
-        for r in rows:
-            med, lo, hi = (num(r.get("%s_%s" % (metric, s))) for s in ("median", "min", "max"))
-            if med and lo is not None and hi is not None and int(r["runs"]) > 1:
-                pts.append(100.0 * (hi - lo) / med)
-        if pts:
-            series.append(("%s\n%s" % (metric, phase), pts))
-    if not series:
+def fig_perftest(results, out):
+    path = os.path.join(results, "summary.csv")
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["experiment"] == "E01-baseline/mttcg"
+                and r["system"] == "perftest"]
+    if not rows:
         return
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.boxplot([p for _, p in series], labels=[n for n, _ in series], whis=(0, 100))
-    for i, (_, p) in enumerate(series):
-        ax.scatter([i + 1] * len(p), p, s=8, alpha=0.6)
-    ax.set_ylabel("run-to-run spread (max-min)/median, %")
-    ax.set_title("Noise of each measure over repeated runs (all cells of the newest E01 run)",
-                 fontsize=9)
-    ax.grid(axis="y", alpha=0.3)
-    save(fig, out, "noise")
-
-
-def fig_perftest(rows, out):
-    r = [x for x in newest(rows, "E01-baseline/mttcg") if x["system"] == "perftest"]
-    if not r:
-        return
+    run = max(r.get("run_id") or r["date"] for r in rows)
+    rows = [r for r in rows if (r.get("run_id") or r["date"]) == run]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for test in sorted({x["workload"] for x in r}):
-        pts = sorted((int(x["bs"]), x) for x in r if x["workload"] == test)
+    for test in sorted({x["workload"] for x in rows}):
+        pts = sorted((int(x["bs"]), x) for x in rows if x["workload"] == test)
         xs = [p[0] for p in pts]
         if test.endswith("_bw"):
             a1.plot(xs, [num(p[1]["iops"]) / 1e3 for p in pts], "o-", label=test)
@@ -203,9 +205,11 @@ def fig_perftest(rows, out):
         a.set_xscale("log", base=2)
         a.set_xlabel("message size (bytes)")
         a.set_ylabel(yl)
+        a.set_ylim(bottom=0)
         a.grid(alpha=0.3)
         a.legend(fontsize=7)
-    fig.suptitle("Raw verbs limits on soft-RoCE (perftest, MTTCG boot)", fontsize=9)
+    fig.suptitle("Raw verbs limits on soft-RoCE (perftest, one run each, no repetitions: "
+                 "no error bars)\nrun %s, MTTCG boot (wall clock)" % run, fontsize=9)
     save(fig, out, "perftest")
 
 
@@ -214,16 +218,26 @@ def main():
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    summary = os.path.join(a.results, "summary.csv")
-    if not os.path.exists(summary):
-        sys.exit("plots: %s does not exist; run `make experiments` first" % summary)
+    if not glob.glob(os.path.join(a.results, "E01-baseline", "*", "*", "aggregate.csv")):
+        sys.exit("plots: no run under %s; run `make experiments` first" % a.results)
     os.makedirs(a.out, exist_ok=True)
-    rows = load_summary(summary)
-    fig_primary(rows, a.out)
-    fig_cpu(rows, a.out)
-    fig_iops(rows, a.out)
-    fig_noise(a.results, a.out)
-    fig_perftest(rows, a.out)
+    fig_metric(a.results, a.out, "icount", "sw_instr_per_io", 1e3,
+               "thousand instructions per IO",
+               "Software instructions per IO (guest instructions minus the NIC set)",
+               "sw_instr_per_io")
+    fig_metric(a.results, a.out, "icount", "instr_per_io", 1e3,
+               "thousand instructions per IO",
+               "Total guest instructions per IO (soft-RoCE NIC work included)",
+               "instr_per_io")
+    fig_breakdown(a.results, a.out)
+    fig_metric(a.results, a.out, "icount", "guest_ns_per_io", 1e3, "guest us per IO",
+               "Guest time per IO, icount (1 ns per instruction + idle time jumped over)",
+               "guest_time_per_io")
+    fig_metric(a.results, a.out, "mttcg", "iops", 1e3, "thousand IOPS (wall clock)",
+               "IOPS in the MTTCG boot (wall clock; soft-RoCE bound, cannot rank protocols)",
+               "iops_mttcg")
+    if os.path.exists(os.path.join(a.results, "summary.csv")):
+        fig_perftest(a.results, a.out)
 
 
 if __name__ == "__main__":

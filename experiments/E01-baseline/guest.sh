@@ -15,26 +15,43 @@ here=$TB_TOP/experiments
 . "$here/lib/measure.sh"
 . "$TB_OUT/params.env"	# effective parameters written by run.sh
 EX_RNBD_DIR=$(cat "$TB_OUT/rnbd-dir")
+EX_TIME_WINDOW_MS=$E01_TIME_WINDOW_MS
 
 if [ "$phase" = icount ]; then
 	systems=$E01_SYSTEMS
-	workloads=$E01_WORKLOADS ramp=$E01_ICOUNT_RAMP_MS win=$E01_ICOUNT_WINDOW_MS
+	workloads=$E01_WORKLOADS ramp=$E01_ICOUNT_RAMP_MS maxms=$E01_ICOUNT_MAX_MS
 else
 	systems=$E01_MTTCG_SYSTEMS
-	workloads=$E01_MTTCG_WORKLOADS ramp=$E01_MTTCG_RAMP_MS win=$E01_MTTCG_WINDOW_MS
+	workloads=$E01_MTTCG_WORKLOADS ramp=$E01_MTTCG_RAMP_MS maxms=$E01_MTTCG_MAX_MS
 fi
+# IOs per window for a workload: E01_WINDOW_IOS "bs:qd:ios ..." entries.
+_win_ios() {	# BS QD
+	local e
+	for e in $E01_WINDOW_IOS; do
+		[[ $e == "$1:$2:"* ]] && { echo "${e##*:}"; return; }
+	done
+	echo "$E01_WINDOW_IOS_DEFAULT"
+}
 
 for s in $systems; do
 	tb_log "setting up $s"
 	"sys_${s}_up"
 done
+for s in $systems; do echo "$s $(sys_${s}_desc)"; done >"$EX_RAW/systems.txt"
+ex_snap_open
 {
 	echo "nvme_dev ${EX_NVME_DEV:-}"
 	echo "rnbd1_dev ${EX_RNBD1_DEV:-} rnbd2_dev ${EX_RNBD2_DEV:-}"
 	echo "cpus $(nproc)"
 	grep -m1 'model name' /proc/cpuinfo
 	grep -A1 -m1 'crc32c\?$' /proc/crypto | head -4 || true
+	grep -m1 '^flags' /proc/cpuinfo | grep -ow 'pclmulqdq' || echo "no pclmulqdq"
 	for d in $TB_RXE_DEVS; do echo "$d mtu $(cat /sys/class/infiniband/$d/ports/1/active_mtu)"; done
+	for d in $TB_NETDEVS; do echo "$d netdev_mtu $(cat /sys/class/net/$d/mtu)"; done
+	for f in /sys/class/rtrs-client/*/mpath_policy; do
+		[ -e "$f" ] && echo "$f $(cat "$f")"
+	done
+	echo "profile ${TB_PROFILE:-0}"
 } >"$EX_RAW/guest-info.txt" 2>&1
 
 if [ "$phase" = mttcg ]; then
@@ -77,7 +94,8 @@ for ((run = 1; run <= E01_RUNS; run++)); do
 		for s in $order; do
 			k=$((k + 1))
 			tb_log "[$phase $k/$ncells] run $run $s $wname bs=$bs qd=$qd"
-			ex_cell "${s}__${wname}__${bs}__${qd}__r${run}" "$s" "$rw" "$bs" "$qd" "$ramp" "$win" ||
+			ex_cell "${s}__${wname}__${bs}__${qd}__r${run}" "$s" "$rw" "$bs" "$qd" \
+				"$ramp" "$(_win_ios "$bs" "$qd")" "$maxms" ||
 				_cell_failed "${s}__${wname}__${bs}__${qd}__r${run}"
 		done
 	done
@@ -91,11 +109,13 @@ if [ "$phase" = icount ] && ex_wr_count_on; then
 			# kprobes see kernel QPs only: skip local and userspace systems
 			case $s in nullblk | ibtrs* | fio_rdma) continue ;; esac
 			tb_log "[wr count] $s $wname"
-			ex_cell "${s}__${wname}__${bs}__${qd}__wr" "$s" "$rw" "$bs" "$qd" 100 300 ||
+			ex_cell "${s}__${wname}__${bs}__${qd}__wr" "$s" "$rw" "$bs" "$qd" 100 \
+				"$E01_WR_WINDOW_IOS" "$maxms" ||
 				_cell_failed "${s}__${wname}__${bs}__${qd}__wr"
 		done
 	done
 	ex_wr_count_off
 fi
+ex_snap_close
 [ -n "${_ibtrs_srv_pid:-}" ] && kill "$_ibtrs_srv_pid" 2>/dev/null
 tb_log "E01 $phase done"

@@ -26,16 +26,25 @@ done
 ex_meta_json "$dir/meta.json" E01-baseline "${params[@]}" "phases=$phases"
 fast=()
 [ "$E01_FAST_RXE" = 1 ] && fast=(--fast-rxe)
+make -s -C experiments/lib
 for phase in $phases; do
+	prof=()
+	if [ "$phase" = icount ] && [ "$E01_PROFILE" = 1 ]; then
+		if [ -e build/profiler/tbprof.so ]; then
+			prof=(--profile)
+		else
+			echo "E01: the profiler plugin is not built (make; see experiments/profiler): no instruction profile" >&2
+		fi
+	fi
 	echo "== E01-baseline: $phase boot ($(date +%T))"
 	mkdir -p "$dir/$phase"
 	echo "$rnbd_dir" >"$dir/$phase/rnbd-dir"
 	printf '%q\n' "${params[@]}" >"$dir/$phase/params.env"	# effective values, for the guest
-	experiments/testbed/run --mode "$phase" --paths "$E01_PATHS" "${fast[@]}" \
+	experiments/testbed/run --mode "$phase" --paths "$E01_PATHS" "${fast[@]}" "${prof[@]}" \
 		--timeout 1500 --out "$dir/$phase" -- \
 		bash experiments/E01-baseline/guest.sh "$phase" /tb-out/raw |
 		grep --line-buffered -E '^\[|^tb:|experiment:|fail' || true
-	rm -f "$dir/$phase/rnbd-dir" "$dir/$phase/cmd" "$dir/$phase/env" "$dir/$phase/params.env"
+	rm -f "$dir/$phase/rnbd-dir" "$dir/$phase/cmd" "$dir/$phase/params.env"
 	[ "$(cat "$dir/$phase/rc" 2>/dev/null)" = 0 ] ||
 		{ echo "E01: $phase boot failed; see $dir/$phase/output.log" >&2; exit 1; }
 	/usr/bin/python3 experiments/lib/summarize.py "$dir" E01-baseline "$phase" --append results/summary.csv

@@ -1,16 +1,25 @@
 #!/usr/bin/python3
-"""report.py - the newest run of E01 in words and tables (markdown), for
-closing notes and the paper: generated from aggregate.csv, never typed.
+"""report.py - one run of E01 in words and tables (markdown), for closing
+notes and the paper: generated from the run's aggregate.csv, never typed.
 
 Usage: report.py [RESULTS_DIR | RUN_DIR]   (default results/: its newest run)
 Writes <run>/report.md and prints it.
 
-For each boot (icount, mttcg) and each measure (CPU time per IO, IOPS) it
-gives the median per system and workload, the run-to-run spread
-(max-min)/median, and whether nvme-rdma and rnbd (1 path) are separated
-beyond noise: their [min, max] ranges over the runs do not overlap.
+Per boot: the primary figure, software instructions per IO (all guest
+instructions minus the NIC set of experiments/profiler/components.conf:
+what a real RDMA NIC does in hardware), beside total instructions, guest
+time, busy fraction, IOPS and the exact per-IO counters; the components of
+each cell; the precision of the run (window quantization, the in-flight
+bound at the window's edges, the run-to-run spread); and pairwise verdicts
+between systems, "separated" only when the ranges over the runs do not
+overlap AND the difference exceeds the larger run-to-run spread.
 """
 import csv, glob, os, sys
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+COMPONENTS_CONF = os.path.join(TOP, "experiments", "profiler", "components.conf")
+PAIRS = (("nvme_rdma", "rnbd1"), ("nvme_rdma", "ibtrs1"), ("rnbd1", "ibtrs1"),
+         ("rnbd2", "ibtrs2"))
 
 
 def load(path):
@@ -26,10 +35,145 @@ def f(v):
 
 
 def spread(r, m):
+    """Run-to-run spread (max - min) / median, %."""
     med, lo, hi = f(r.get(m + "_median")), f(r.get(m + "_min")), f(r.get(m + "_max"))
     if not med or lo is None or hi is None:
         return None
     return 100.0 * (hi - lo) / med
+
+
+def k_(v, nd=1):
+    """Instructions as thousands."""
+    return "" if v is None else "%.*fk" % (nd, v / 1e3)
+
+
+def n_(v, nd=2):
+    return "" if v is None else "%.*f" % (nd, v)
+
+
+def verdict(a, b, m):
+    """a, b: aggregate rows; m: measure. Separated iff the [min, max] ranges
+    over the runs do not overlap and |difference of medians| exceeds the
+    larger of the two run-to-run spreads."""
+    am, bm = f(a.get(m + "_median")), f(b.get(m + "_median"))
+    if not am or not bm:
+        return None
+    diff = 100.0 * (bm - am) / am
+    sa, sb = spread(a, m) or 0.0, spread(b, m) or 0.0
+    runs = min(int(a["runs"]), int(b["runs"]))
+    apart = f(a[m + "_max"]) < f(b[m + "_min"]) or f(b[m + "_max"]) < f(a[m + "_min"])
+    sep = runs > 1 and apart and abs(diff) > max(sa, sb)
+    return diff, sa, sb, sep, runs
+
+
+def nic_set():
+    """The NIC rules, shown in the report (defined once, in components.conf)."""
+    rules = []
+    if os.path.exists(COMPONENTS_CONF):
+        for line in open(COMPONENTS_CONF):
+            w = line.split("#", 1)[0].split()
+            if len(w) >= 3 and w[-1] == "nic":
+                rules.append("%s %s" % (w[0], w[1]))
+    return rules
+
+
+def names(run, boot):
+    p = os.path.join(run, boot, "raw", "systems.txt")
+    out = {}
+    if os.path.exists(p):
+        for line in open(p):
+            w = line.split()
+            if len(w) >= 3:
+                out[w[0]] = w[1] + ("" if w[2] in ("-", "1") else " %sp" % w[2])
+    return out
+
+
+def boot_section(run, boot):
+    agg = load(os.path.join(run, boot, "aggregate.csv"))
+    nm = names(run, boot)
+    keys = sorted(agg, key=lambda k: (k[2] != "4k", k[1], int(k[3]), k[0]))
+    profiled = any(f(agg[k].get("sw_instr_per_io_median")) for k in keys)
+    out = ["## %s boot" % boot, ""]
+    if boot == "icount" and not profiled:
+        out += ["No instruction profile in this boot (plugin not built or E01_PROFILE=0): "
+                "guest time per IO is the only per-IO cost figure.", ""]
+    out += ["| system | workload | bs | QD | runs | IOs/window | software instr/IO [min-max] | "
+            "spread % | total instr/IO | NIC instr/IO | busy % | guest ns/IO | IOPS | "
+            "p50 us | WR/IO | pkts/IO | ctxt/IO | intr/IO | blk req/IO |",
+            "|" + "---|" * 19]
+    worst = {"spread": 0.0, "edge": 0.0, "quant": 0.0}
+    for k in keys:
+        r = agg[k]
+        sw = f(r.get("sw_instr_per_io_median"))
+        s_sw = spread(r, "sw_instr_per_io") if sw else spread(r, "guest_ns_per_io")
+        ios = f(r.get("ios_min"))
+        exact = f(r.get("ios_exact_min")) == 1
+        if ios and exact:
+            worst["quant"] = max(worst["quant"], 100.0 / ios)
+            worst["edge"] = max(worst["edge"], 100.0 * int(k[3]) / ios)
+        if s_sw is not None:
+            worst["spread"] = max(worst["spread"], s_sw)
+        out.append("| %s | %s | %s | %s | %s | %s%s | %s [%s-%s] | %s | %s | %s | %s | %s | "
+                   "%s | %s | %s | %s | %s | %s | %s |" % (
+                       nm.get(k[0], k[0]), k[1], k[2], k[3], r["runs"],
+                       n_(ios, 0), "" if exact else " (fio rate)",
+                       k_(sw), k_(f(r.get("sw_instr_per_io_min"))),
+                       k_(f(r.get("sw_instr_per_io_max"))), n_(s_sw),
+                       k_(f(r.get("instr_per_io_median"))),
+                       k_(f(r.get("nic_instr_per_io_median"))),
+                       n_(f(r.get("busy_pct_median")), 1),
+                       n_(f(r.get("guest_ns_per_io_median")), 0),
+                       n_(f(r.get("iops_median")), 0), n_(f(r.get("lat_p50_us_median")), 1),
+                       n_(f(r.get("wr_per_io"))), n_(f(r.get("pkts_per_io_median"))),
+                       n_(f(r.get("ctxt_per_io_median"))), n_(f(r.get("intr_per_io_median"))),
+                       n_(f(r.get("blk_reqs_per_io_median")))))
+    out += ["", "Precision of this boot: one IO of quantization is at most %.3f %% of a "
+            "window; the IOs in flight at a window's two edges can move at most %.2f %% of "
+            "its work (QD / IOs; the expected shift is zero in steady state); the largest "
+            "run-to-run spread of the %s is %.2f %%. Differences below the spread are "
+            "not claimed." % (worst["quant"], worst["edge"],
+                              "software instructions per IO" if profiled else "guest time per IO",
+                              worst["spread"]), ""]
+    if profiled:
+        comps = sorted({c[5:-15] for r in agg.values() for c in r
+                        if c.startswith("comp_") and c.endswith("_per_io_median")})
+        out += ["Instructions per IO by component (medians; `nic` is excluded from the "
+                "software figure):", "",
+                "| system | workload | bs | QD | " + " | ".join(comps) + " |",
+                "|" + "---|" * (4 + len(comps))]
+        for k in keys:
+            r = agg[k]
+            if not f(r.get("instr_per_io_median")):
+                continue
+            out.append("| %s | %s | %s | %s | %s |" % (
+                nm.get(k[0], k[0]), k[1], k[2], k[3],
+                " | ".join(k_(f(r.get("comp_%s_per_io_median" % c))) for c in comps)))
+        out.append("")
+    measures = (("sw_instr_per_io", "software instr/IO"), ("instr_per_io", "total instr/IO"),
+                ("iops", "IOPS")) if profiled else (("guest_ns_per_io", "guest ns/IO"),
+                                                    ("iops", "IOPS"))
+    out += ["Pairwise (B vs A: difference of medians; separated = ranges over the runs "
+            "apart and the difference larger than both run-to-run spreads):", ""]
+    for a_sys, b_sys in PAIRS:
+        for k in keys:
+            if k[0] != a_sys:
+                continue
+            b = agg.get((b_sys,) + k[1:])
+            if not b:
+                continue
+            for m, name in measures:
+                v = verdict(agg[k], b, m)
+                if not v:
+                    continue
+                diff, sa, sb, sep, runs = v
+                out.append("- %s %s QD%s %s: %s %s, %s %s: %+.1f %% (spreads %.2f %%, %.2f %%; "
+                           "%d runs) -> %s" % (
+                               k[1], k[2], k[3], name, nm.get(a_sys, a_sys),
+                               n_(f(agg[k][m + "_median"]), 0), nm.get(b_sys, b_sys),
+                               n_(f(b[m + "_median"]), 0), diff, sa, sb, runs,
+                               "separated" if sep else "NOT separated"))
+    out.append("")
+    return out
 
 
 def main():
@@ -42,40 +186,14 @@ def main():
             sys.exit("report: no E01-baseline run under %s" % res)
         run = runs[-1]
     out = ["# E01-baseline: %s" % os.path.basename(os.path.dirname(run)), ""]
+    rules = nic_set()
+    if rules:
+        out += ["The NIC set (what a real RDMA NIC does in hardware; excluded from software "
+                "instructions), from `experiments/profiler/components.conf`: " +
+                ", ".join("`%s`" % r for r in rules) + ".", ""]
     for boot in ("icount", "mttcg"):
-        p = os.path.join(run, boot, "aggregate.csv")
-        if not os.path.exists(p):
-            continue
-        agg = load(p)
-        out += ["## %s boot" % boot, "",
-                "| system | workload | bs | QD | runs | IOPS (median) | spread % | CPU us/IO (median) | spread % | p50 lat us | WR/IO | blk req/IO |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        for k in sorted(agg, key=lambda k: (k[1], k[2], int(k[3]), k[0])):
-            r = agg[k]
-            s_i, s_c = spread(r, "iops"), spread(r, "cpu_us_per_io")
-            out.append("| %s | %s | %s | %s | %s | %.0f | %s | %.1f | %s | %s | %s | %s |" % (
-                k[0], k[1], k[2], k[3], r["runs"], f(r["iops_median"]) or 0,
-                "%.2f" % s_i if s_i is not None else "", f(r["cpu_us_per_io_median"]) or 0,
-                "%.2f" % s_c if s_c is not None else "", r.get("lat_p50_us_median", ""),
-                r.get("wr_per_io", ""), r.get("blk_reqs_per_io_median", "")))
-        out += ["", "nvme-rdma vs rnbd (1 path), %s boot:" % boot, ""]
-        for k in sorted(agg):
-            if k[0] != "nvme_rdma":
-                continue
-            o = agg.get(("rnbd1",) + k[1:])
-            if not o:
-                continue
-            for m, name in (("cpu_us_per_io", "CPU us/IO"), ("iops", "IOPS")):
-                a, b = f(agg[k][m + "_median"]), f(o[m + "_median"])
-                if not a or not b:
-                    continue
-                sep = f(agg[k][m + "_max"]) < f(o[m + "_min"]) or f(o[m + "_max"]) < f(agg[k][m + "_min"])
-                out.append("- %s %s QD%s %s: nvme-rdma %.1f, rnbd %.1f, difference %+.1f %% "
-                           "(noise: nvme %.2f %%, rnbd %.2f %%) -> %s" % (
-                               k[1], k[2], k[3], name, a, b, 100.0 * (b - a) / a,
-                               spread(agg[k], m) or 0, spread(o, m) or 0,
-                               "separated" if sep else "NOT separated (ranges overlap)"))
-        out.append("")
+        if os.path.exists(os.path.join(run, boot, "aggregate.csv")):
+            out += boot_section(run, boot)
     text = "\n".join(out)
     with open(os.path.join(run, "report.md"), "w") as fh:
         fh.write(text + "\n")

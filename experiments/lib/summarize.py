@@ -3,23 +3,37 @@
 
 Usage: summarize.py RUN_DIR EXPERIMENT PHASE [--append results/summary.csv]
 
-Reads RUN_DIR/PHASE/raw/<system>__<workload>__<bs>__<qd>__r<run>.{json,snap}
-(and __wr cells for work-request counts, perftest_*.txt), writes
-RUN_DIR/PHASE/cells.csv (one row per run) and RUN_DIR/PHASE/aggregate.csv
-(median, min, max over runs), and appends the medians to summary.csv.
+Reads RUN_DIR/PHASE/raw/<system>__<workload>__<bs>__<qd>__r<run>.{snap,json}
+(and <cell>.profile.json where the boot was profiled, __wr cells of the
+work-request pass, systems.txt, perftest_*.txt), writes RUN_DIR/PHASE/
+cells.csv (one row per run), aggregate.csv (median, min, max over runs) and
+boot.json (how the guest ran), records the boot in RUN_DIR/meta.json, and
+puts the medians in summary.csv (the run's previous rows, if any, are
+replaced: a cell appears once per run id).
+
+Every per-IO figure is Δcounter / ΔIOs between the two instants tb-snap
+sampled (experiments/lib/tb-snap.c): ΔIOs is the system's own exact IO count
+(its block device, or the fio engine's ios_file), never a rate times a
+clock. Only fio's rdma engine has no counter: its IOs are fio's rate times
+the window (ios_exact = 0).
 """
 import csv, glob, json, os, re, statistics, sys
 
-COLUMNS = ("experiment,system,workload,bs,iodepth,jobs,paths,policy,mr,inval,runs,"
-           "iops,bw_MBps,lat_mean_us,lat_p50_us,lat_p99_us,cpu_us_per_io,wr_per_io,"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import profiles  # noqa: E402
+
+COLUMNS = ("run_id,experiment,system,workload,bs,iodepth,jobs,paths,policy,mr,inval,runs,"
+           "window_ios,ios_exact,sw_instr_per_io,sw_instr_min,sw_instr_max,"
+           "instr_per_io,instr_min,instr_max,guest_ns_per_io,busy_pct,"
+           "iops,bw_MBps,lat_mean_us,lat_p50_us,lat_p99_us,cpu_us_per_io,"
+           "wr_per_io,pkts_per_io,ctxt_per_io,intr_per_io,blk_reqs_per_io,"
            "git,date").split(",")
 USER_HZ = 100
-RESULT_NAME = {"nvme_rdma": "nvme-rdma", "rnbd1": "rnbd", "rnbd2": "rnbd",
-               "ibtrs1": "ibtrs-fio", "ibtrs2": "ibtrs-fio", "fio_rdma": "fio-rdma"}
-PATHS = {"nullblk": "", "rnbd2": "2", "ibtrs2": "2"}
-# Registration and invalidation of each system as run (defaults).
-MR_INVAL = {"rnbd": ("frwr", "always"), "nvme-rdma": ("frwr", "remote"),
-            "ibtrs-fio": ("mw", "remote")}
+# Measures per cell, in cells.csv/aggregate.csv order.
+METRICS = ["ios", "window_ms", "iops", "bw_MBps", "guest_ns_per_io", "instr_per_io",
+           "sw_instr_per_io", "nic_instr_per_io", "busy_pct", "cpu_us_per_io",
+           "lat_mean_us", "lat_p50_us", "lat_p99_us", "pkts_per_io", "blk_reqs_per_io",
+           "ctxt_per_io", "intr_per_io"]
 
 
 def read_snap(path):
@@ -32,12 +46,15 @@ def read_snap(path):
 
 
 def fio_metrics(path):
+    """Latencies from fio's JSON (fio ran before and after the window: its
+    percentiles are over its whole post-ramp run); IOPS only for systems
+    without an IO counter."""
     with open(path) as f:
         txt = f.read()
-    # fio may print warnings before the JSON object.
+    # fio prints a line when it is stopped, and may print warnings, first.
     j = json.loads(txt[txt.index("{"):])
     job = j["jobs"][0]
-    iops = bw = 0.0
+    iops = 0.0
     lat_n = 0
     lat_sum = 0.0
     p50 = p99 = None
@@ -46,7 +63,6 @@ def fio_metrics(path):
         if not s or not s.get("total_ios"):
             continue
         iops += s["iops"]
-        bw += s["bw_bytes"] / 1e6
         n = s["total_ios"]
         lat_sum += s["lat_ns"]["mean"] * n
         lat_n += n
@@ -54,43 +70,70 @@ def fio_metrics(path):
         if pct and p50 is None:
             p50 = pct.get("50.000000", 0) / 1e3
             p99 = pct.get("99.000000", 0) / 1e3
-    return {"iops": iops, "bw_MBps": bw,
+    return {"fio_iops": iops,
             "lat_mean_us": lat_sum / lat_n / 1e3 if lat_n else None,
             "lat_p50_us": p50, "lat_p99_us": p99}
 
 
-def cell_row(raw, base):
+def bs_bytes(bs):
+    m = re.match(r"(\d+)([kKmM]?)$", bs)
+    return int(m.group(1)) * {"": 1, "k": 1024, "K": 1024, "m": 1 << 20, "M": 1 << 20}[m.group(2)]
+
+
+def cell_row(raw, base, bs, mode):
     m = fio_metrics(os.path.join(raw, base + ".json"))
     s = read_snap(os.path.join(raw, base + ".snap"))
-    # IOs in the window are fio's IOs: its rate (steady after the ramp) times
-    # the window. null_blk's count differs where a stack splits an IO (rnbd:
-    # 128k = 124k + 4k; null_blk's own 64k limit), so it is reported
-    # separately as block requests per IO.
-    dt = s["b_uptime"] - s["a_uptime"]
-    ios = m["iops"] * dt
-    if ios <= 0 or dt <= 0:
+    dt_ns = s["b_mono_ns"] - s["a_mono_ns"]
+    if dt_ns <= 0:
+        raise ValueError("%s: empty window" % base)
+    if s.get("ios_from_fio"):
+        ios = m["fio_iops"] * dt_ns / 1e9
+        m["ios_exact"] = 0
+    else:
+        ios = s["b_ios"] - s["a_ios"]
+        m["ios_exact"] = 1
+        if ios < s.get("target_ios", 0):
+            raise ValueError("%s: window has %d of its %d IOs" % (base, ios, s["target_ios"]))
+    if ios <= 0:
         raise ValueError("%s: no IO in the window" % base)
+    m["ios"] = ios
+    m["window_ms"] = dt_ns / 1e6
+    m["iops"] = ios * 1e9 / dt_ns
+    m["bw_MBps"] = m["iops"] * bs_bytes(bs) / 1e6
+    m["guest_ns_per_io"] = dt_ns / ios
     busy = s["b_cpu_busy"] - s["a_cpu_busy"]
     idle = s["b_cpu_idle"] - s["a_cpu_idle"]
-    # CPU time per IO = busy fraction x CPUs / IO rate. /proc/stat counts
-    # 10 ms jiffies, so busy time alone is quantized to +-1 jiffy (2-3 % of a
-    # 0.3-0.5 s window); the busy fraction is exact when the guest never
-    # idles, as in the icount boot, where this becomes guest ns (=
-    # instructions) per IO with fio's rate as the precise part.
-    ncpu = max(1, round((busy + idle) / (dt * USER_HZ)))
-    frac = busy / (busy + idle) if busy + idle else 0.0
-    m["cpu_us_per_io"] = frac * ncpu * 1e6 / m["iops"]
-    m["pkts_per_io"] = (s["b_pkts"] - s["a_pkts"]) / ios
-    blk = s["b_ios"] - s["a_ios"]
-    if not s.get("ios_from_fio"):
-        if blk <= 0:
-            raise ValueError("%s: the block device completed no IO in the window" % base)
+    # /proc/stat's busy fraction (10 ms jiffies: coarse); the profile's
+    # instruction count replaces it where the boot was profiled.
+    ncpu = max(1, round((busy + idle) / (dt_ns / 1e9 * USER_HZ)))
+    frac = busy / (busy + idle) if busy + idle else None
+    if frac is not None:
+        m["busy_pct"] = 100.0 * frac
+        m["cpu_us_per_io"] = frac * ncpu * dt_ns / 1e3 / ios
+    for k, name in (("pkts", "pkts_per_io"), ("ctxt", "ctxt_per_io"), ("intr", "intr_per_io")):
+        m[name] = (s["b_" + k] - s["a_" + k]) / ios
+    blk = s["b_blk"] - s["a_blk"]
+    if blk > 0:
         m["blk_reqs_per_io"] = blk / ios
-    m["guest_busy_pct"] = 100.0 * frac if busy + idle else None
-    m["ctxt_per_io"] = (s["b_ctxt"] - s["a_ctxt"]) / ios
-    if "b_wr_send" in s:	# guest.sh makes __wr cells for kernel systems only
+    if "b_wr_send" in s:
         m["wr_per_io"] = ((s["b_wr_send"] - s["a_wr_send"]) +
                           (s["b_wr_recv"] - s["a_wr_recv"])) / ios
+    prof = os.path.join(raw, base + ".profile.json")
+    if os.path.exists(prof):
+        p = profiles.load(prof)
+        m["instr_per_io"] = p["total"] / ios
+        m["sw_instr_per_io"] = p["software"] / ios
+        m["nic_instr_per_io"] = p["nic"] / ios
+        # icount shift=0: one instruction is one ns of guest time, so the
+        # instructions executed over the window's guest time are the busy
+        # fraction (the rest is idle time the clock jumped over).
+        if mode == "icount":
+            m["busy_pct"] = 100.0 * p["total"] / dt_ns
+            m["cpu_us_per_io"] = p["total"] / 1e3 / ios
+        for comp, n in p["components"].items():
+            m["comp_%s_per_io" % comp] = n / ios
+        if not p["total"]:
+            raise ValueError("%s: the profile's window holds no instruction" % base)
     return m
 
 
@@ -135,24 +178,120 @@ def perftest_rows(raw):
     return rows
 
 
+def read_systems(raw):
+    """systems.txt: "<system> <result-name> <paths> <policy> <mr> <inval>"
+    as the run set them ('-': does not apply)."""
+    out = {}
+    p = os.path.join(raw, "systems.txt")
+    if os.path.exists(p):
+        with open(p) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 6:
+                    out[w[0]] = dict(zip(("system", "paths", "policy", "mr", "inval"),
+                                         [x if x != "-" else "" for x in w[1:]]))
+    return out
+
+
+def boot_info(run_dir, phase):
+    """How the guest ran, from the runner's files: QEMU's command line (mode,
+    icount settings, CPU model and flags), the env it gave the guest (rxe
+    MTU, PCLMUL) and what the guest saw (guest-info.txt)."""
+    d = os.path.join(run_dir, phase)
+    b = {"phase": phase}
+    try:
+        cmd = open(os.path.join(d, "qemu-cmdline")).read().split()
+    except OSError:
+        cmd = []
+    for i, w in enumerate(cmd[:-1]):
+        if w == "-icount":
+            b["icount"] = cmd[i + 1]
+        elif w == "-accel":
+            b["accel"] = cmd[i + 1]
+        elif w == "-cpu":
+            b["qemu_cpu"] = cmd[i + 1]
+        elif w == "-smp":
+            b["vcpus"] = cmd[i + 1]
+        elif w == "-m":
+            b["mem_mb"] = cmd[i + 1]
+        elif w == "-plugin":
+            b["plugin"] = cmd[i + 1].split(",")[0]
+    b.setdefault("icount", "off")
+    try:
+        for line in open(os.path.join(d, "env")):
+            k, _, v = line.strip().partition("=")
+            if k in ("TB_MODE", "TB_PATHS", "TB_MTU", "TB_PCLMUL", "TB_KVER", "TB_PROFILE"):
+                b[k[3:].lower()] = v
+    except OSError:
+        pass
+    gi = os.path.join(d, "raw", "guest-info.txt")
+    if os.path.exists(gi):
+        for line in open(gi):
+            w = line.split()
+            if line.startswith("model name"):
+                b["guest_cpu_model"] = line.split(":", 1)[1].strip()
+            elif len(w) == 3 and w[1] == "mtu":
+                b.setdefault("rxe_active_mtu", {})[w[0]] = w[2]
+            elif len(w) == 3 and w[1] == "netdev_mtu":
+                b.setdefault("netdev_mtu", {})[w[0]] = w[2]
+            elif line.strip() in ("pclmulqdq", "no pclmulqdq"):
+                b["guest_pclmulqdq"] = line.strip() == "pclmulqdq"
+            elif w and w[0] == "cpus":
+                b["guest_cpus"] = w[1]
+    return b
+
+
+def write_summary(path, rows, run_id, experiment):
+    """Rows of (run_id, experiment) replace that run's earlier rows; older
+    files without run ids keep their rows (run_id = date-git)."""
+    old = []
+    if os.path.exists(path) and os.path.getsize(path):
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                if not r.get("run_id"):
+                    r["run_id"] = "%s-%s" % (r.get("date", ""), r.get("git", ""))
+                if (r["run_id"], r["experiment"]) == (run_id, experiment):
+                    continue
+                old.append(r)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        for r in old:
+            w.writerow({k: r.get(k, "") for k in COLUMNS})
+        for r in rows:
+            w.writerow({k: fmt(r.get(k)) for k in COLUMNS})
+
+
 def main():
     run_dir, experiment, phase = sys.argv[1:4]
     append = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--append" else None
     raw = os.path.join(run_dir, phase, "raw")
-    meta = json.load(open(os.path.join(run_dir, "meta.json")))
+    meta_path = os.path.join(run_dir, "meta.json")
+    meta = json.load(open(meta_path))
+    run_id = os.path.basename(os.path.normpath(run_dir))
+    boot = boot_info(run_dir, phase)
+    with open(os.path.join(run_dir, phase, "boot.json"), "w") as f:
+        json.dump(boot, f, indent=2)
+    meta.setdefault("boots", {})[phase] = boot
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=2)
+    systems = read_systems(raw)
+    profiles.attribute_run(raw)
     cells, wr = {}, {}
+    comps = set()
     for js in sorted(glob.glob(os.path.join(raw, "*__*.json"))):
         base = os.path.basename(js)[:-5]
+        if base.endswith(".profile"):
+            continue
         system, workload, bs, qd, run = base.split("__")
         key = (system, workload, bs, qd)
-        m = cell_row(raw, base)
+        m = cell_row(raw, base, bs, phase)
+        comps.update(k for k in m if k.startswith("comp_"))
         if run == "wr":
             wr[key] = m.get("wr_per_io")
         else:
             cells.setdefault(key, []).append((run, m))
-    metrics = ["iops", "bw_MBps", "lat_mean_us", "lat_p50_us", "lat_p99_us",
-               "cpu_us_per_io", "pkts_per_io", "blk_reqs_per_io", "guest_busy_pct",
-               "ctxt_per_io"]
+    metrics = METRICS + ["ios_exact"] + sorted(comps)
     out = os.path.join(run_dir, phase)
     with open(os.path.join(out, "cells.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -172,39 +311,31 @@ def main():
             for k in metrics:
                 vals = [m[k] for _, m in runs if m.get(k) is not None]
                 med = statistics.median(vals) if vals else None
-                agg[k] = med
-                row += [fmt(med), fmt(min(vals) if vals else None),
-                        fmt(max(vals) if vals else None)]
+                agg[k] = (med, min(vals) if vals else None, max(vals) if vals else None)
+                row += [fmt(x) for x in agg[k]]
             row.append(fmt(wr.get(key)))
             w.writerow(row)
             system, workload, bs, qd = key
-            summary.append({
-                "system": RESULT_NAME.get(system, system), "workload": workload,
-                "bs": bs, "iodepth": qd, "jobs": 1, "paths": PATHS.get(system, "1"),
-                "runs": len(runs), "iops": agg["iops"], "bw_MBps": agg["bw_MBps"],
-                "lat_mean_us": agg["lat_mean_us"], "lat_p50_us": agg["lat_p50_us"],
-                "lat_p99_us": agg["lat_p99_us"], "cpu_us_per_io": agg["cpu_us_per_io"],
-                "wr_per_io": wr.get(key)})
+            desc = systems.get(system, {"system": system, "paths": "1"})
+            r = {"workload": workload, "bs": bs, "iodepth": qd, "jobs": 1,
+                 "runs": len(runs), "wr_per_io": wr.get(key),
+                 "window_ios": agg["ios"][0], "ios_exact": agg["ios_exact"][1]}
+            r.update(desc)
+            for k in ("iops", "bw_MBps", "lat_mean_us", "lat_p50_us", "lat_p99_us",
+                      "cpu_us_per_io", "guest_ns_per_io", "busy_pct", "pkts_per_io",
+                      "ctxt_per_io", "intr_per_io", "blk_reqs_per_io"):
+                r[k] = agg[k][0]
+            r["sw_instr_per_io"], r["sw_instr_min"], r["sw_instr_max"] = agg["sw_instr_per_io"]
+            r["instr_per_io"], r["instr_min"], r["instr_max"] = agg["instr_per_io"]
+            summary.append(r)
     for r in perftest_rows(raw):
         r.update({"jobs": 1, "runs": 1})
         summary.append(r)
     for r in summary:
         r.update({"experiment": "%s/%s" % (experiment, phase), "git": meta["git"],
-                  "date": meta["date"]})
-        if r["system"] in MR_INVAL:
-            r["mr"], r["inval"] = MR_INVAL[r["system"]]
-        if r["system"] == "rnbd":
-            r["policy"] = "min-inflight"	# rtrs-client's default
-        elif r["system"] == "ibtrs-fio":
-            r["policy"] = "round-robin"	# libibtrs's default (E01 sets none)
+                  "date": meta["date"], "run_id": run_id})
     if append:
-        new = not os.path.exists(append) or os.path.getsize(append) == 0
-        with open(append, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=COLUMNS)
-            if new:
-                w.writeheader()
-            for r in summary:
-                w.writerow({k: fmt(r.get(k)) for k in COLUMNS})
+        write_summary(append, summary, run_id, "%s/%s" % (experiment, phase))
     print("%s/%s: %d cells, %d summary rows" % (experiment, phase,
           sum(len(v) for v in cells.values()), len(summary)))
 

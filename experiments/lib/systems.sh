@@ -18,6 +18,8 @@ sys_nullblk_up() {
 	[ -b /dev/nullb0 ] || ex_die "/dev/nullb0 missing"
 }
 sys_nullblk_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/nullb0"; }
+sys_nullblk_iosrc() { echo blk:nullb0; }
+sys_nullblk_desc() { echo "nullblk - - - -"; }
 
 # nvmet-rdma target (configfs) exporting /dev/nullb0 on path 1, and the
 # kernel nvme-rdma host connected to it.
@@ -54,6 +56,18 @@ sys_nvme_rdma_up() {
 	[ -b "/dev/${EX_NVME_DEV:-none}" ] || ex_die "nvme namespace did not appear"
 }
 sys_nvme_rdma_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_NVME_DEV"; }
+# The multipath head (nvmeXnY) of Linux 6.1 keeps no IO statistics; its
+# path device (nvmeXcYnZ, one per controller) does.
+sys_nvme_rdma_iosrc() {
+	local d out=""
+	for d in $(ls /sys/block | grep -E "^${EX_NVME_DEV%n*}c[0-9]+n${EX_NVME_DEV##*n}$"); do
+		out+="blk:$d "
+	done
+	echo "${out:-blk:$EX_NVME_DEV}"
+}
+# nvme-rdma registers every IO's pages with FRWR and the target invalidates
+# them remotely (SEND_WITH_INVALIDATE).
+sys_nvme_rdma_desc() { echo "nvme-rdma 1 - frwr remote"; }
 
 # Upstream RNBD/RTRS built by experiments/baselines/rnbd-build.sh (the path
 # is passed in EX_RNBD_DIR). rnbd1: one path; rnbd2: two paths, its own
@@ -86,16 +100,25 @@ _rnbd_map() {	# _rnbd_map SESSNAME NPATHS MODE -> sets EX_RNBD_DEV
 }
 sys_rnbd1_up() { _rnbd_map tb-rnbd1 1 rw; EX_RNBD1_DEV=$EX_RNBD_DEV; }
 sys_rnbd1_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_RNBD1_DEV"; }
+sys_rnbd1_iosrc() { echo "blk:$EX_RNBD1_DEV"; }
+# rtrs-client: FRWR per IO, always invalidated; min-inflight is its default.
+sys_rnbd1_desc() { echo "rnbd 1 min-inflight frwr always"; }
 sys_rnbd2_up() {
 	[ "$TB_PATHS" -ge 2 ] || ex_die "rnbd2 needs 2 paths"
 	_rnbd_map tb-rnbd2 2 migration; EX_RNBD2_DEV=$EX_RNBD_DEV
 }
 sys_rnbd2_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_RNBD2_DEV"; }
+sys_rnbd2_iosrc() { echo "blk:$EX_RNBD2_DEV"; }
+# Not changed by this run: rtrs-client's default (guest-info.txt records
+# the session's mpath_policy as read from sysfs).
+sys_rnbd2_desc() { echo "rnbd 2 min-inflight frwr always"; }
 
 # The ibtrs fio engine (fio-engine/build/ibtrs.so) against ibnbd-serverd
 # (server/build/ibnbd-serverd) serving /dev/nullb0 on every path address.
-# ibtrs1: one path; ibtrs2: two paths (the library's default policy,
-# round-robin). Default registration: memory windows, remote invalidation.
+# ibtrs1: one path; ibtrs2: two paths. The policy, registration and
+# invalidation are passed explicitly (EX_IBTRS_POLICY/_MR/_INVAL; defaults:
+# min-inflight as rnbd, and the library's secure defaults: a memory window
+# per read buffer, remote invalidation).
 EX_IBTRS_PORT=12345	# not 1234: upstream rtrs-server listens there in the same guest
 _ibtrs_srv_pid=
 _ibtrs_srv_up() {
@@ -121,10 +144,20 @@ _ibtrs_paths() {	# _ibtrs_paths N -> clt1@srv1,clt2@srv2
 	done
 	echo "$out"
 }
+EX_IBTRS_POLICY=${EX_IBTRS_POLICY:-min-inflight}
+EX_IBTRS_MR=${EX_IBTRS_MR:-mw}
+EX_IBTRS_INVAL=${EX_IBTRS_INVAL:-remote}
 _ibtrs_fio() {	# _ibtrs_fio NPATHS
 	echo "--ioengine=external:$TB_TOP/fio-engine/build/ibtrs.so --paths=$(_ibtrs_paths $1)" \
-		"--port=$EX_IBTRS_PORT --devpath=/dev/nullb0 --access_mode=rw --size=1g"
+		"--port=$EX_IBTRS_PORT --devpath=/dev/nullb0 --access_mode=rw --size=1g" \
+		"--mp_policy=$EX_IBTRS_POLICY --mr_mode=$EX_IBTRS_MR --inval_mode=$EX_IBTRS_INVAL"
 }
+# The engine counts completed IOs in a shared file (its ios_file option).
+_ibtrs_iosrc() { echo "u64:/dev/shm/tb-ios-$1"; }
+sys_ibtrs1_iosrc() { _ibtrs_iosrc "$1"; }
+sys_ibtrs2_iosrc() { _ibtrs_iosrc "$1"; }
+sys_ibtrs1_desc() { echo "ibtrs-fio 1 - $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
+sys_ibtrs2_desc() { echo "ibtrs-fio 2 $EX_IBTRS_POLICY $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
 sys_ibtrs1_up() { _ibtrs_srv_up; }
 sys_ibtrs1_fio() { _ibtrs_fio 1; }
 sys_ibtrs2_up() {
@@ -158,6 +191,8 @@ sys_fio_rdma_fio() {	# RW BS QD
 	case $1 in *read) verb=read ;; esac
 	echo "--ioengine=rdma --hostname=$(tb_nth 1 "$TB_SRV_ADDRS") --port=$EX_FIO_RDMA_PORT --verb=$verb --size=64g"
 }
+sys_fio_rdma_iosrc() { echo time; }	# no counter: fio's rate (inexact)
+sys_fio_rdma_desc() { echo "fio-rdma 1 - global none"; }
 sys_fio_rdma_post() {
 	local t
 	for ((t = 0; t < 100; t++)); do
@@ -169,6 +204,3 @@ sys_fio_rdma_post() {
 	return 0
 }
 
-# Systems with no block device under them: IOs are counted by fio, not by
-# null_blk (see ex_cell).
-EX_NOBLK_SYSTEMS="fio_rdma"

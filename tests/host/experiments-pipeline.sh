@@ -1,68 +1,150 @@
 #!/usr/bin/env bash
 # experiments-pipeline - the results pipeline on a synthetic run: summarize.py
-# turns raw fio JSON + counter snapshots into cells/aggregate/summary rows
-# with the right per-IO arithmetic, and plot.py draws from the summary.
+# turns counter snapshots (tb-snap's format), fio JSON and window profiles
+# into cells/aggregate/summary rows with exact per-IO arithmetic (Δcounter /
+# ΔIOs of the same instants), report.py gives honest verdicts, and plot.py
+# draws from the run. Also checks tb-snap's window on a live counter file.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-run=$tmp/E99/run1
+run=$tmp/E01-baseline/run1
 raw=$run/icount/raw
 mkdir -p "$raw"
 echo '{"git": "abc1234", "date": "2026-11-29T00:00:00Z"}' >"$run/meta.json"
-fio_json() {	# IOPS LAT_NS
-	printf 'fio: a warning line\n{"jobs": [{"read": {"total_ios": 1000, "iops": %s, "bw_bytes": 4096000, "lat_ns": {"mean": %s}, "clat_ns": {"percentile": {"50.000000": 20000, "99.000000": 90000}}}, "write": {"total_ios": 0}}]}\n' "$1" "$2"
+printf 'tb-snap-test\n' >/dev/null
+cat >"$raw/systems.txt" <<'EOT'
+nvme_rdma nvme-rdma 1 - frwr remote
+rnbd1 rnbd 1 min-inflight frwr always
+ibtrs2 ibtrs-fio 2 round-robin mw remote
+EOT
+fio_json() {	# P50_NS
+	printf '\nfio: terminating on signal 15\n{"jobs": [{"error": 0, "read": {"total_ios": 1000, "iops": 1234.5, "bw_bytes": 1, "lat_ns": {"mean": 30000}, "clat_ns": {"percentile": {"50.000000": %s, "99.000000": 90000}}}, "write": {"total_ios": 0}}]}\n' "$1"
 }
-snap() {	# IOS BUSY_JIFFIES
-	printf 'a_uptime 10.0\na_cpu_busy 100\na_cpu_idle 50\na_ctxt 0\na_ios 0\na_pkts 0\n'
-	printf 'b_uptime 11.0\nb_cpu_busy %s\nb_cpu_idle %s\nb_ctxt 2000\nb_ios %s\nb_pkts %s\n' "$((100 + $2))" "$((50 + 100 - $2))" "$1" "$((4 * $1))"
+snap() {	# IOS NS TARGET [WR_SEND WR_RECV]
+	printf 'window 0\ntarget_ios %s\n' "$3"
+	printf 'a_mono_ns 1000\na_cpu_busy 100\na_cpu_idle 50\na_ctxt 10\na_intr 0\na_ios 500\na_blk 7\na_pkts 0\na_pkts_rcvd 0\n'
+	printf 'b_mono_ns %s\nb_cpu_busy 200\nb_cpu_idle 50\nb_ctxt %s\nb_intr %s\nb_ios %s\nb_blk %s\nb_pkts %s\nb_pkts_rcvd 0\n' \
+		"$((1000 + $2))" "$((10 + 3 * $1))" "$((2 * $1))" "$((500 + $1))" "$((7 + $1))" "$((6 * $1))"
+	if [ $# -ge 5 ]; then
+		printf 'a_wr_send 100\na_wr_recv 100\nb_wr_send %s\nb_wr_recv %s\n' "$((100 + $4))" "$((100 + $5))"
+	fi
 }
-# nvme-rdma, 3 runs at 9000, 10000, 11000 IOPS over a 1 s window with 45, 60,
-# 77 jiffies busy -> 50, 60, 70 us/IO; null_blk saw 2 requests per IO.
+profile() {	# TOTAL NIC
+	printf '{"total_insns": %s, "nic_insns": %s, "software_insns": %s, "components": {"nic": %s, "block": %s}, "top_functions": []}\n' \
+		"$1" "$2" "$(($1 - $2))" "$2" "$(($1 - $2))"
+}
+# nvme-rdma: 3 runs of 2000 IOs with 106, 110, 110.2 M instructions, 40 M
+# of them NIC -> software 33, 35, 35.1 k per IO (spread 6 %); guest time
+# 2 ms per window.
+nv_total=(0 106000000 110000000 110200000)
 for r in 1 2 3; do
-	fio_json $((8000 + 1000 * r)) 30000 >"$raw/nvme_rdma__randread__4k__32__r$r.json"
-	snap $((2 * (8000 + 1000 * r))) $(((8000 + 1000 * r) * (40 + 10 * r) / 10000)) \
-		>"$raw/nvme_rdma__randread__4k__32__r$r.snap"
+	c=$raw/nvme_rdma__randread__4k__32__r$r
+	fio_json 20000 >"$c.json"
+	snap 2000 2000000 2000 >"$c.snap"
+	profile "${nv_total[r]}" 40000000 >"$c.profile.json"
 done
-fio_json 500 30000 >"$raw/rnbd2__randread__4k__32__r1.json"
-snap 5000 40 >"$raw/rnbd2__randread__4k__32__r1.snap"
-out=$(/usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E99 icount --append "$tmp/summary.csv" 2>&1)
+# The work-request pass: 10 WRs per read (6 send + 4 receive) exactly.
+fio_json 20000 >"$raw/nvme_rdma__randread__4k__32__wr.json"
+snap 1000 1000000 1000 6000 4000 >"$raw/nvme_rdma__randread__4k__32__wr.snap"
+# rnbd: +1.8 % from nvme-rdma, its range (35.63 k) apart from nvme's
+# (33-35.1 k) but the difference is inside nvme's 6 % spread: not separated.
+# ibtrs2: clearly apart.
+for r in 1 2 3; do
+	c=$raw/rnbd1__randread__4k__32__r$r
+	fio_json 20000 >"$c.json"
+	snap 2000 2000000 2000 >"$c.snap"
+	profile $((40000000 + 71260000 + 2000 * r)) 40000000 >"$c.profile.json"
+	c=$raw/ibtrs2__randread__4k__32__r$r
+	fio_json 20000 >"$c.json"
+	snap 2000 2000000 2000 >"$c.snap"
+	profile $((40000000 + 200000000 + 200000 * r)) 40000000 >"$c.profile.json"
+done
+sum() { /usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E01-baseline icount --append "$tmp/summary.csv" 2>&1; }
+out=$(sum)
 rc=$?
 ok=1
 if [ $rc = 0 ]; then
-	row=$(grep '^E99/icount,nvme-rdma,randread' "$tmp/summary.csv")
-	# iops median 10000, runs 3, cpu_us_per_io median 60, p50 20 us
-	IFS=, read -r e s w bs qd jobs paths pol mr inval runs iops bw lm p50 p99 cpu wr git date <<<"$row"
-	[ "$runs" = 3 ] && [ "$iops" = 10000.00 ] && [ "$cpu" = 60.00 ] && [ "$p50" = 20.00 ] &&
-		[ "$paths" = 1 ] && [ "$git" = abc1234 ] && ok=0
-	grep -q '^E99/icount,rnbd,randread,4k,32,1,2,' "$tmp/summary.csv" || ok=1
-	grep -q '^nvme_rdma,randread,4k,32,3,10000.00,9000.00,11000.00' "$run/icount/aggregate.csv" || ok=1
-	# cpu_us_per_io min 50, max 70; blk_reqs_per_io 2
-	grep '^nvme_rdma,' "$run/icount/cells.csv" | cut -d, -f11 | sort | tr '\n' ' ' | grep -q '^50.00 60.00 70.00 $' || ok=1
-	grep '^nvme_rdma,' "$run/icount/cells.csv" | cut -d, -f13 | sort -u | grep -qx '2.00' || ok=1
+	row=$(grep ',E01-baseline/icount,nvme-rdma,randread' "$tmp/summary.csv")
+	col() { head -1 "$tmp/summary.csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+	get() { cut -d, -f"$(col "$1")" <<<"$row"; }
+	[ "$(get runs)" = 3 ] && [ "$(get sw_instr_per_io)" = 35000.00 ] &&
+		[ "$(get sw_instr_min)" = 33000.00 ] && [ "$(get sw_instr_max)" = 35100.00 ] &&
+		[ "$(get instr_per_io)" = 55000.00 ] && [ "$(get wr_per_io)" = 10.00 ] &&
+		[ "$(get pkts_per_io)" = 6.00 ] && [ "$(get ctxt_per_io)" = 3.00 ] &&
+		[ "$(get intr_per_io)" = 2.00 ] && [ "$(get blk_reqs_per_io)" = 1.00 ] &&
+		[ "$(get guest_ns_per_io)" = 1000.00 ] && [ "$(get iops)" = 1000000.00 ] &&
+		[ "$(get busy_pct)" = 5500.00 ] && [ "$(get run_id)" = run1 ] &&
+		[ "$(get mr)" = frwr ] && [ "$(get inval)" = remote ] && [ "$(get lat_p50_us)" = 20.00 ] && ok=0
+	row=$(grep ',E01-baseline/icount,ibtrs-fio,randread' "$tmp/summary.csv")
+	[ "$(get paths)" = 2 ] && [ "$(get policy)" = round-robin ] || ok=1
+	grep -q '^nvme_rdma,randread,4k,32,r1,2000.00,' "$run/icount/cells.csv" || ok=1
 fi
-if [ $ok = 0 ]; then echo "PASS: experiments-pipeline: summarize"; else
-	echo "FAIL: experiments-pipeline: summarize: rc=$rc $out"; cat "$tmp/summary.csv" "$run/icount/aggregate.csv" 2>/dev/null; fi
+if [ $ok = 0 ]; then echo "PASS: experiments-pipeline: summarize (exact per-IO counters, software instructions)"; else
+	echo "FAIL: experiments-pipeline: summarize: rc=$rc $out"; cat "$tmp/summary.csv"; fi
 
-# A cell without IO in its window is an error, not a zero.
-fio_json 0 0 >"$raw/rnbd2__randread__4k__32__r1.json"
-if /usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E99 icount >/dev/null 2>&1; then
+# Summarizing the same run again replaces its rows: no duplicate cell.
+sum >/dev/null
+n=$(grep -c ',E01-baseline/icount,nvme-rdma,randread,4k,32,' "$tmp/summary.csv")
+if [ "$n" = 1 ]; then echo "PASS: experiments-pipeline: a run's rows appear once per run id"
+else echo "FAIL: experiments-pipeline: $n rows for one cell after summarizing twice"; fi
+grep -q '"icount": "off"\|"phase": "icount"' "$run/meta.json" &&
+	echo "PASS: experiments-pipeline: meta.json records the boot" ||
+	echo "FAIL: experiments-pipeline: meta.json has no boot record"
+
+# report.py: rnbd vs nvme-rdma within the spread is NOT separated; ibtrs2
+# vs rnbd1 are different systems here but ibtrs2 vs nvme is not a pair; the
+# pair rnbd2/ibtrs2 is absent. Check the verdict logic on nvme vs rnbd and
+# on a clearly apart pair (rename ibtrs2 -> ibtrs1).
+rep=$(/usr/bin/python3 "$top/experiments/lib/report.py" "$run/" 2>&1)
+if grep -q 'randread 4k QD32 software instr/IO: nvme-rdma 35000, rnbd 35[0-9]*: +[0-9.]* % .* -> NOT separated' <<<"$rep"; then
+	echo "PASS: experiments-pipeline: report: a difference inside the spread is not separated"
+else echo "FAIL: experiments-pipeline: report (inside spread): $rep"; fi
+for f in "$raw"/ibtrs2__*; do mv "$f" "${f/ibtrs2__/ibtrs1__}"; done
+sed -i 's/^ibtrs2 /ibtrs1 /' "$raw/systems.txt"
+/usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E01-baseline icount >/dev/null 2>&1
+rep=$(/usr/bin/python3 "$top/experiments/lib/report.py" "$run/" 2>&1)
+if grep -q 'randread 4k QD32 software instr/IO: rnbd [0-9]*, ibtrs-fio 2p 10[0-9]*: +[0-9.]* % .* -> separated' <<<"$rep" &&
+   grep -q 'Precision of this boot' <<<"$rep"; then
+	echo "PASS: experiments-pipeline: report: apart ranges beyond the spread are separated"
+else echo "FAIL: experiments-pipeline: report (apart): $rep"; fi
+
+# plot.py draws the primary figure from the run.
+if /usr/bin/python3 "$top/plots/plot.py" --results "$tmp" --out "$tmp/out" >/dev/null 2>&1 &&
+	[ -s "$tmp/out/sw_instr_per_io.png" ] && [ -s "$tmp/out/instr_breakdown.pdf" ]; then
+	echo "PASS: experiments-pipeline: plot"
+else echo "FAIL: experiments-pipeline: plot.py drew no sw_instr_per_io/instr_breakdown figure"; fi
+
+# A window short of its target IOs, or without IO, is an error, not a number.
+snap 1500 2000000 2000 >"$raw/rnbd1__randread__4k__32__r1.snap"
+if /usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E01-baseline icount >/dev/null 2>&1; then
+	echo "FAIL: experiments-pipeline: a window short of its IOs was accepted"
+else echo "PASS: experiments-pipeline: a window short of its IOs is an error"; fi
+snap 0 2000000 0 >"$raw/rnbd1__randread__4k__32__r1.snap"
+if /usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E01-baseline icount >/dev/null 2>&1; then
 	echo "FAIL: experiments-pipeline: a window without IO was accepted"
 else echo "PASS: experiments-pipeline: a window without IO is an error"; fi
 
-# report.py: medians, spreads and the nvme-rdma vs rnbd verdict.
-mkdir -p "$tmp/rep/E01-baseline/run1"
-cp -r "$run/icount" "$tmp/rep/E01-baseline/run1/"
-sed -i 's/^rnbd2,/rnbd1,/' "$tmp/rep/E01-baseline/run1/icount/aggregate.csv"
-rep=$(/usr/bin/python3 "$top/experiments/lib/report.py" "$tmp/rep" 2>&1)
-if grep -q 'randread 4k QD32 CPU us/IO: nvme-rdma 60.0' <<<"$rep" && [ -s "$tmp/rep/E01-baseline/run1/report.md" ]; then
-	echo "PASS: experiments-pipeline: report"
-else echo "FAIL: experiments-pipeline: report: $rep"; fi
-
-# plot.py draws from a summary with E01 rows.
-sed 's#^E99/icount#E01-baseline/icount#' "$tmp/summary.csv" >"$tmp/res-summary.csv"
-mkdir -p "$tmp/res" && mv "$tmp/res-summary.csv" "$tmp/res/summary.csv"
-if /usr/bin/python3 "$top/plots/plot.py" --results "$tmp/res" --out "$tmp/out" >/dev/null 2>&1 &&
-	[ -s "$tmp/out/cpu_per_io.png" ] && [ -s "$tmp/out/cpu_per_io.pdf" ]; then
-	echo "PASS: experiments-pipeline: plot"
-else echo "FAIL: experiments-pipeline: plot.py drew no cpu_per_io figure"; fi
+# tb-snap on the host: a window over a live u64 counter file closes after
+# its target and records the counts at its two instants.
+make -s -C "$top/experiments/lib" >/dev/null 2>&1 || echo "FAIL: experiments-pipeline: tb-snap does not build"
+cnt=$tmp/ios
+/usr/bin/python3 - "$cnt" <<'EOT' &
+import struct, sys, time
+with open(sys.argv[1], "wb") as f:
+    for i in range(4000):
+        f.seek(0); f.write(struct.pack("<Q", i)); f.flush(); time.sleep(0.0005)
+EOT
+wpid=$!
+sleep 0.2
+reply=$(printf 'window %s 300 5000 u64:%s\nquit\n' "$tmp/w.snap" "$cnt" | "$top/build/experiments/tb-snap")
+kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+a=$(awk '$1=="a_ios"{print $2}' "$tmp/w.snap" 2>/dev/null)
+b=$(awk '$1=="b_ios"{print $2}' "$tmp/w.snap" 2>/dev/null)
+if [[ $reply == ok* ]] && [ -n "$a" ] && [ $((b - a)) -ge 300 ] && [ "${reply#ok }" != "${reply}" ] &&
+   [ "$(cut -d' ' -f2 <<<"$reply")" = $((b - a)) ]; then
+	echo "PASS: experiments-pipeline: tb-snap window on a live counter ($((b - a)) IOs)"
+else echo "FAIL: experiments-pipeline: tb-snap: reply '$reply', a=$a b=$b"; fi
+reply=$(printf 'window %s 100000 300 u64:%s\nquit\n' "$tmp/w2.snap" "$cnt" | "$top/build/experiments/tb-snap")
+if [[ $reply == err* ]]; then echo "PASS: experiments-pipeline: tb-snap fails a window short of its IOs"
+else echo "FAIL: experiments-pipeline: tb-snap accepted a short window: $reply"; fi
