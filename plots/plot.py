@@ -155,7 +155,7 @@ def fig_breakdown(results, out):
     rows = [r for r in rows if r["bs"] == "4k" and num(r.get("instr_per_io_median"))]
     if not rows:
         return
-    comps = sorted({c[5:-15] for r in rows for c in r
+    comps = sorted({c[5:-len("_per_io_median")] for r in rows for c in r
                     if c.startswith("comp_") and c.endswith("_per_io_median")},
                    key=lambda c: (c != "nic", c))
     wls = sorted({wl_name(r) for r in rows}, key=wl_key)

@@ -14,7 +14,8 @@
 # Each cell leaves in $EX_RAW:
 #   <cell>.json   fio --output-format=json (latency percentiles)
 #   <cell>.snap   "key value" lines: a_* at START, b_* at STOP, window index
-#   <cell>.maps   (profiled boots) executable mappings of every process at STOP
+#   <cell>.maps   (profiled boots) executable mappings of every process at
+#                 STOP (tb-snap's "maps", the format of profiler/guest-dump.sh)
 
 # Work-request counting (a separate, unmeasured pass: kprobes cost
 # instructions). rxe runs do_complete() once per send-queue WR (signaled or
@@ -120,9 +121,9 @@ ex_cell() {
 		echo "experiment: $cell: $_ex_reply"
 		rc=1
 	fi
-	if [ "${TB_PROFILE:-0}" = 1 ]; then
-		"$TB_TOP/experiments/profiler/guest-dump.sh" maps "$EX_RAW/$cell.maps" ||
-			{ echo "experiment: $cell: no maps dump"; rc=1; }
+	if [ "${TB_PROFILE:-0}" = 1 ] && ! _ex_snap_cmd "maps $EX_RAW/$cell.maps"; then
+		echo "experiment: $cell: no maps dump: $_ex_reply"
+		rc=1
 	fi
 	if kill -0 $fpid 2>/dev/null; then
 		kill -TERM $fpid

@@ -46,7 +46,7 @@ def attribute_run(raw):
     lst = os.path.join(raw, "windows.lst")
     with open(lst, "w") as f:
         for w, cell, maps in todo:
-            f.write("%d %s %s\n" % (w, os.path.basename(cell), maps))
+            f.write("%d %s %s\n" % (w, os.path.basename(cell), os.path.basename(maps)))
     subprocess.run([sys.executable, ATTRIBUTE, "--raw", prof_raw, "--kallsyms", kallsyms,
                     "--batch", lst, "--out-dir", raw], check=True, stdout=subprocess.DEVNULL)
     os.unlink(lst)

@@ -31,7 +31,8 @@ COLUMNS = ("run_id,experiment,system,workload,bs,iodepth,jobs,paths,policy,mr,in
 USER_HZ = 100
 # Measures per cell, in cells.csv/aggregate.csv order.
 METRICS = ["ios", "window_ms", "iops", "bw_MBps", "guest_ns_per_io", "instr_per_io",
-           "sw_instr_per_io", "nic_instr_per_io", "busy_pct", "cpu_us_per_io",
+           "sw_instr_per_io", "nic_instr_per_io", "busy_pct", "procstat_busy_pct",
+           "cpu_us_per_io",
            "lat_mean_us", "lat_p50_us", "lat_p99_us", "pkts_per_io", "blk_reqs_per_io",
            "ctxt_per_io", "intr_per_io"]
 
@@ -108,7 +109,7 @@ def cell_row(raw, base, bs, mode):
     ncpu = max(1, round((busy + idle) / (dt_ns / 1e9 * USER_HZ)))
     frac = busy / (busy + idle) if busy + idle else None
     if frac is not None:
-        m["busy_pct"] = 100.0 * frac
+        m["busy_pct"] = m["procstat_busy_pct"] = 100.0 * frac
         m["cpu_us_per_io"] = frac * ncpu * dt_ns / 1e3 / ios
     for k, name in (("pkts", "pkts_per_io"), ("ctxt", "ctxt_per_io"), ("intr", "intr_per_io")):
         m[name] = (s["b_" + k] - s["a_" + k]) / ios

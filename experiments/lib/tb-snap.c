@@ -19,6 +19,13 @@
  *	                 engine's ios_file)
  *	       time      none: the window lasts MAX_MS (N is ignored) and
  *	                 the caller counts IOs some other way
+ *   maps OUT
+ *	Write every process's executable mappings ("P <pid> <comm>", then its
+ *	/proc/PID/maps lines with x permission), the format of
+ *	experiments/profiler/guest-dump.sh, for attributing a profiled
+ *	window's user addresses. Run right after a window, while the measured
+ *	processes live; done here because forking a dump tool costs seconds
+ *	of wall time per window under TCG (binaries paged in over 9p).
  *   kprobes on|off
  *	Also sample the work-request kprobes of measure.sh's counting pass
  *	(hits of tbwr/send and tbwr/recv in kprobe_profile).
@@ -31,6 +38,7 @@
  * and seq_file regenerate their text on a read at offset 0.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -333,6 +341,70 @@ close_src:
 		close(src[i].fd);
 }
 
+/* Copy the lines of /proc/PID/maps whose permissions contain 'x'. */
+static void snap_maps_one(FILE *out, const char *pid, char *line, size_t len)
+{
+	char path[300], comm[64] = "?";
+	FILE *f;
+	int header = 0;
+	size_t n;
+	char *perm;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;		/* exited meanwhile */
+	while (fgets(line, len, f)) {
+		perm = strchr(line, ' ');
+		n = strlen(line);
+		if (!perm || !n || !perm[1] || !perm[2] || perm[3] != 'x')
+			continue;
+		if (!header++)		/* kernel threads have no mappings */
+			fprintf(out, "P %s %s\n", pid, comm);
+		fputs(line, out);
+	}
+	fclose(f);
+}
+
+static void snap_maps(char *args)
+{
+	char tmp[4200], line[4096], *out = strtok(args, " \t\n");
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+
+	if (!out) {
+		printf("err usage: maps OUT\n");
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+	f = fopen(tmp, "w");
+	d = opendir("/proc");
+	if (!f || !d) {
+		printf("err %s: %s\n", f ? "/proc" : tmp, strerror(errno));
+		if (f)
+			fclose(f);
+		if (d)
+			closedir(d);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+			snap_maps_one(f, de->d_name, line, sizeof(line));
+	closedir(d);
+	if (fclose(f) || rename(tmp, out))
+		printf("err %s: %s\n", out, strerror(errno));
+	else
+		printf("ok\n");
+}
+
 static int snap_open_rxe(struct snap_ctx *c, char *list)
 {
 	char path[256], *dev, *save = NULL;
@@ -386,6 +458,8 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin)) {
 		if (!strncmp(line, "window ", 7))
 			snap_window(&c, line + 7);
+		else if (!strncmp(line, "maps ", 5))
+			snap_maps(line + 5);
 		else if (!strncmp(line, "kprobes on", 10))
 			printf("%s\n", snap_kprobes_on(&c) ? "err no kprobe_profile" : "ok");
 		else if (!strncmp(line, "kprobes off", 11))
