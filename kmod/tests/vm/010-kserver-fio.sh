@@ -113,7 +113,7 @@ rmmod ibtrs_server || die "rmmod ibtrs_server"
 loaded=0
 kmsgs >"$KLOG"
 grep 'ibtrs_server\|ibnbd_server' "$KLOG" | tail -25
-if grep -nE 'WARNING|BUG|Oops|hung task|KASAN|UBSAN|slab|general protection|list_(add|del) corruption|refcount_t' "$KLOG"; then
+if grep -nE 'WARNING:|\bBUG\b|Oops|hung task|KASAN|UBSAN|slab|general protection|corruption|refcount_t:|circular locking|lockdep' "$KLOG"; then
 	die "kernel log has errors (above)"
 fi
 log "PASS"
