@@ -21,6 +21,8 @@
 #include <linux/workqueue.h>
 #include <linux/ktime.h>
 #include <linux/inet.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
@@ -170,6 +172,10 @@ enum {
  * @hb_work: heartbeat and liveness tick.
  * @close_work: teardown.
  * @addr: the client's address, for the log.
+ * @reqs: IO requests received; with @rsps and @hb_sent under the
+ *	session's lock (sysfs).
+ * @rsps: answers posted.
+ * @hb_sent: heartbeats posted.
  */
 struct ibtrs_srv_path {
 	struct ibtrs_srv_sess *sess;
@@ -192,6 +198,9 @@ struct ibtrs_srv_path {
 	struct delayed_work hb_work;
 	struct work_struct close_work;
 	char addr[64];
+	u64 reqs;
+	u64 rsps;
+	u64 hb_sent;
 };
 
 /**
@@ -565,7 +574,9 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	path = op->path;
 	if (path && !path->closed) {
 		perr = ibtrs_srv_post_resp(op, status, len);
-		if (perr)
+		if (!perr)
+			path->rsps++;
+		else
 			ibtrs_srv_path_fail(path, "posting the answer of chunk %u: %d",
 					    op->id, perr);
 	}
@@ -692,6 +703,7 @@ static void ibtrs_srv_io_req(struct ibtrs_srv_con *con, u32 id)
 		/* A failed-over retry overtook the original's answer. */
 		op->pending_path = path;
 		op->pending_con = con;
+		path->reqs++;
 		spin_unlock_irqrestore(&sess->lock, flags);
 		return;
 	}
@@ -699,6 +711,7 @@ static void ibtrs_srv_io_req(struct ibtrs_srv_con *con, u32 id)
 	op->path = path;
 	op->con = con;
 	sess->active_ops++;
+	path->reqs++;
 	spin_unlock_irqrestore(&sess->lock, flags);
 	ibtrs_srv_op_start(op, path, con->hdr);
 }
@@ -934,6 +947,7 @@ static void ibtrs_srv_hb_work(struct work_struct *work)
 		why = "heartbeat timeout";
 	} else if (trs_hb_due(&path->hb, now, &seq)) {
 		err = ibtrs_srv_post_imm(path, trs_to_imm(TRS_IMM_HB, seq, 0));
+		path->hb_sent++;
 	}
 	spin_unlock_irq(&sess->lock);
 	if (why) {
@@ -1380,6 +1394,8 @@ out_unlock:
 }
 
 static struct ibtrs_srv_ctx *ibtrs_srv_the_ctx;
+/* ibtrs_srv_the_ctx against sysfs readers (the CM handler needs none) */
+static DEFINE_MUTEX(ibtrs_srv_ctx_mutex);
 
 static int ibtrs_srv_cm_handler(struct rdma_cm_id *id,
 				struct rdma_cm_event *ev)
@@ -1424,8 +1440,6 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_ops *ops)
 
 	if (!ops || !ops->rdma_ev)
 		return ERR_PTR(-EINVAL);
-	if (ibtrs_srv_the_ctx)
-		return ERR_PTR(-EBUSY);	/* one user, one listener */
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
@@ -1446,7 +1460,14 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_ops *ops)
 		err = -EINVAL;
 		goto out_free_ctx;
 	}
+	mutex_lock(&ibtrs_srv_ctx_mutex);
+	if (ibtrs_srv_the_ctx) {
+		mutex_unlock(&ibtrs_srv_ctx_mutex);
+		err = -EBUSY;	/* one user, one listener */
+		goto out_free_ctx;
+	}
 	ibtrs_srv_the_ctx = ctx;
+	mutex_unlock(&ibtrs_srv_ctx_mutex);
 	ctx->listen_id = rdma_create_id(&init_net, ibtrs_srv_cm_handler, ctx,
 					RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(ctx->listen_id)) {
@@ -1470,7 +1491,9 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_ops *ops)
 out_destroy_id:
 	rdma_destroy_id(ctx->listen_id);
 out_clear_ctx:
+	mutex_lock(&ibtrs_srv_ctx_mutex);
 	ibtrs_srv_the_ctx = NULL;
+	mutex_unlock(&ibtrs_srv_ctx_mutex);
 out_free_ctx:
 	kfree(ctx);
 	return ERR_PTR(err);
@@ -1497,7 +1520,9 @@ void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx)
 	mutex_unlock(&ctx->mutex);
 	wait_event(ctx->sess_wq, !atomic_read(&ctx->nr_sess));
 	WARN_ON(!list_empty(&ctx->sessions));
+	mutex_lock(&ibtrs_srv_ctx_mutex);
 	ibtrs_srv_the_ctx = NULL;
+	mutex_unlock(&ibtrs_srv_ctx_mutex);
 	kfree(ctx);
 }
 EXPORT_SYMBOL_GPL(ibtrs_srv_close);
@@ -1520,16 +1545,89 @@ u32 ibtrs_srv_max_io_size(const struct ibtrs_srv_ctx *ctx)
 }
 EXPORT_SYMBOL_GPL(ibtrs_srv_max_io_size);
 
+/* ---------------------------------------------------------------- */
+/* sysfs: /sys/kernel/ibtrs-server/sessions                          */
+
+static int ibtrs_srv_show_sess(struct ibtrs_srv_sess *sess, char *buf, int at)
+{
+	struct ibtrs_srv_path *path;
+
+	spin_lock_irq(&sess->lock);
+	at += sysfs_emit_at(buf, at, "sess %s paths=%d active=%u queue_depth=%u\n",
+			    ibtrs_sess_name(sess), sess->npaths,
+			    sess->active_ops, sess->queue_depth);
+	list_for_each_entry(path, &sess->paths, link) {
+		at += sysfs_emit_at(buf, at, "  path %s cons=%u state=%s",
+				    path->addr, path->ncons,
+				    path->closed ? "closing" :
+				    path->joined ? "joined" : "connecting");
+		at += sysfs_emit_at(buf, at, " reqs=%llu rsps=%llu hb_sent=%llu recon_cnt=%u\n",
+				    path->reqs, path->rsps, path->hb_sent,
+				    path->recon_cnt);
+	}
+	spin_unlock_irq(&sess->lock);
+	return at;
+}
+
+static ssize_t sessions_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	struct ibtrs_srv_sess *sess;
+	struct ibtrs_srv_ctx *ctx;
+	int at = 0;
+
+	mutex_lock(&ibtrs_srv_ctx_mutex);
+	ctx = ibtrs_srv_the_ctx;
+	if (ctx) {
+		mutex_lock(&ctx->mutex);
+		list_for_each_entry(sess, &ctx->sessions, link)
+			at = ibtrs_srv_show_sess(sess, buf, at);
+		mutex_unlock(&ctx->mutex);
+	}
+	mutex_unlock(&ibtrs_srv_ctx_mutex);
+	return at;
+}
+
+static struct kobj_attribute ibtrs_srv_sessions_attr = __ATTR_RO(sessions);
+static struct attribute *ibtrs_srv_attrs[] = {
+	&ibtrs_srv_sessions_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ibtrs_srv_attr_group = {
+	.attrs = ibtrs_srv_attrs,
+};
+
+static struct kobject *ibtrs_srv_kobj;
+
 static int __init ibtrs_srv_init(void)
 {
+	int err;
+
 	ibtrs_srv_wq = alloc_workqueue("ibtrs_srv", WQ_MEM_RECLAIM, 0);
 	if (!ibtrs_srv_wq)
 		return -ENOMEM;
+	ibtrs_srv_kobj = kobject_create_and_add("ibtrs-server", kernel_kobj);
+	if (!ibtrs_srv_kobj) {
+		err = -ENOMEM;
+		goto out_destroy_wq;
+	}
+	err = sysfs_create_group(ibtrs_srv_kobj, &ibtrs_srv_attr_group);
+	if (err)
+		goto out_put_kobj;
 	return 0;
+
+out_put_kobj:
+	kobject_put(ibtrs_srv_kobj);
+out_destroy_wq:
+	destroy_workqueue(ibtrs_srv_wq);
+	return err;
 }
 
 static void __exit ibtrs_srv_exit(void)
 {
+	sysfs_remove_group(ibtrs_srv_kobj, &ibtrs_srv_attr_group);
+	kobject_put(ibtrs_srv_kobj);
 	destroy_workqueue(ibtrs_srv_wq);
 }
 
