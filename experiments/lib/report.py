@@ -136,16 +136,15 @@ def boot_section(run, boot):
                               worst["spread"]), ""]
     if profiled and boot == "icount":
         # Busy fraction: profiled instructions / guest ns (1 per ns while
-        # executing) against /proc/stat's, which under icount sleep=off
-        # does not see the time the clock jumps over.
+        # executing) beside /proc/stat's (10 ms ticks).
         chk = [(f(agg[k].get("busy_pct_median")), f(agg[k].get("procstat_busy_pct_median")))
                for k in keys if f(agg[k].get("busy_pct_median")) is not None and
                f(agg[k].get("procstat_busy_pct_median")) is not None]
         if chk:
-            out += ["Busy fraction (profiled instructions / guest ns): %.1f..%.1f %% over the "
-                    "cells, where /proc/stat reports %.1f..%.1f %% busy: under icount "
-                    "sleep=off /proc/stat is not a busy measure. (The profiler itself matches "
-                    "the icount clock in fully busy windows: `tests/host/profiler-vm.sh`.)" % (
+            out += ["Busy fraction (profiled instructions / guest ns, one instruction per ns "
+                    "while executing): %.1f..%.1f %% over the cells; /proc/stat's busy "
+                    "fraction of the same windows: %.1f..%.1f %%. (The profiler matches the "
+                    "icount clock to 1 %% in fully busy windows: `tests/host/profiler-vm.sh`.)" % (
                         min(c[0] for c in chk), max(c[0] for c in chk),
                         min(c[1] for c in chk), max(c[1] for c in chk)), ""]
     if profiled:

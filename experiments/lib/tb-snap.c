@@ -148,7 +148,10 @@ static void snap_proc_stat(struct snap_ctx *c, struct snap_vals *v)
 	}
 }
 
-/* kprobe_profile: "  tbwr/send   HITS   MISSES" per event. */
+/*
+ * kprobe_profile: "  NAME   HITS   MISSES" per event, NAME without its group
+ * in Linux 6.1 ("send"), with it ("tbwr/send") in some versions.
+ */
 static void snap_kprobes(struct snap_ctx *c, struct snap_vals *v)
 {
 	char name[64];
@@ -159,9 +162,11 @@ static void snap_kprobes(struct snap_ctx *c, struct snap_vals *v)
 	if (c->kprobe_fd < 0 || snap_read(c, c->kprobe_fd) < 0)
 		return;
 	while (sscanf(line, " %63s %llu %llu%n", name, &hits, &miss, &off) == 3) {
-		if (!strcmp(name, "tbwr/send"))
+		const char *ev = strncmp(name, "tbwr/", 5) ? name : name + 5;
+
+		if (!strcmp(ev, "send"))
 			v->wr_send = hits;
-		else if (!strcmp(name, "tbwr/recv"))
+		else if (!strcmp(ev, "recv"))
 			v->wr_recv = hits;
 		line += off;
 	}
