@@ -32,11 +32,12 @@ SYSTEM_ORDER = ["nullblk", "nvme-rdma", "rnbd", "rnbd 2p", "ibnbd", "ibnbd 2p",
 COLOURS = {"nullblk": "#7f7f7f", "nvme-rdma": "#1f77b4", "rnbd": "#ff7f0e",
            "rnbd 2p": "#ffbb78", "ibnbd": "#d62728", "ibnbd 2p": "#ff9896",
            "ibtrs-fio": "#2ca02c", "ibtrs-fio 2p": "#98df8a", "fio-rdma": "#9467bd"}
-COMP_COLOURS = {"nic": "#c7c7c7", "block": "#1f77b4", "backend": "#aec7e8",
+COMP_COLOURS = {"nic": "#d9d9d9", "backend": "#7f7f7f", "block": "#1f77b4",
                 "transport-kernel": "#ff7f0e", "ibtrs-user": "#2ca02c",
                 "verbs-user": "#98df8a", "fio": "#9467bd", "libc": "#c5b0d5",
-                "syscalls+sched": "#8c564b", "irq/timer": "#e377c2", "harness": "#bcbd22",
-                "other": "#17becf", "unattributed": "#000000"}
+                "syscalls+sched": "#8c564b", "irq+timer": "#e377c2",
+                "kernel-lib": "#17becf", "kernel-mm": "#9edae5", "harness": "#bcbd22",
+                "other": "#393b79", "unattributed": "#000000"}
 WORKLOAD_ORDER = ["randread", "randwrite", "seqread", "seqwrite"]
 
 
@@ -146,7 +147,7 @@ def fig_metric(results, out, boot, metric, scale, ylabel, title, name):
     axes[0][0].legend(fontsize=7, ncol=2)
     nruns = max(int(r["runs"]) for r in rows)
     fig.suptitle("%s\nrun %s, %s boot, median of %d runs, error bars min..max"
-                 % (title, run, boot, nruns), fontsize=9)
+                 % (title, run, boot, nruns), fontsize=9, y=1.04)
     save(fig, out, name)
 
 
@@ -180,7 +181,7 @@ def fig_breakdown(results, out):
     nruns = max(int(r["runs"]) for r in rows)
     fig.suptitle("Instructions per IO by component (hatched: the NIC set, excluded from "
                  "software instructions)\nrun %s, icount boot, medians of %d runs"
-                 % (run, nruns), fontsize=9)
+                 % (run, nruns), fontsize=9, y=1.04)
     save(fig, out, "instr_breakdown")
 
 
@@ -209,7 +210,7 @@ def fig_perftest(results, out):
         a.grid(alpha=0.3)
         a.legend(fontsize=7)
     fig.suptitle("Raw verbs limits on soft-RoCE (perftest, one run each, no repetitions: "
-                 "no error bars)\nrun %s, MTTCG boot (wall clock)" % run, fontsize=9)
+                 "no error bars)\nrun %s, MTTCG boot (wall clock)" % run, fontsize=9, y=1.04)
     save(fig, out, "perftest")
 
 
