@@ -19,6 +19,8 @@
 #include <linux/random.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+#include <linux/kobject.h>
+#include <linux/sysfs.h>
 
 #include "ibnbd-srv.h"
 
@@ -37,6 +39,9 @@ static struct bio_set ibnbd_srv_bio_set;
 static u16 ibnbd_srv_gen;		/* handle tag of this module load */
 static atomic_t ibnbd_srv_nr_sess = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(ibnbd_srv_sess_wq);
+/* the sessions, for sysfs */
+static LIST_HEAD(ibnbd_srv_sessions);
+static DEFINE_MUTEX(ibnbd_srv_sessions_mutex);
 
 /* One bio in flight; the bio set's front pad. */
 struct ibnbd_srv_io {
@@ -58,6 +63,9 @@ static void ibnbd_srv_sess_release(struct kref *ref)
 
 	pr_info("sess %s: gone (%lld bad messages)\n", s->name,
 		(long long)atomic64_read(&s->bad_msgs));
+	mutex_lock(&ibnbd_srv_sessions_mutex);
+	list_del(&s->link);
+	mutex_unlock(&ibnbd_srv_sessions_mutex);
 	kfree(s->devs);
 	kfree(s);
 	if (atomic_dec_and_test(&ibnbd_srv_nr_sess))
@@ -634,6 +642,9 @@ static void ibnbd_srv_link_ev(struct ibtrs_srv_sess *ts,
 		atomic64_set(&s->bad_msgs, 0);
 		strscpy(s->name, ibtrs_srv_sessname(ts), sizeof(s->name));
 		atomic_inc(&ibnbd_srv_nr_sess);
+		mutex_lock(&ibnbd_srv_sessions_mutex);
+		list_add_tail(&s->link, &ibnbd_srv_sessions);
+		mutex_unlock(&ibnbd_srv_sessions_mutex);
 		ibtrs_srv_set_sess_priv(ts, s);
 		pr_info("sess %s: connected\n", s->name);
 		break;
@@ -662,6 +673,59 @@ static void ibnbd_srv_link_ev(struct ibtrs_srv_sess *ts,
 	}
 }
 
+/* ---------------------------------------------------------------- */
+/* sysfs: /sys/kernel/ibnbd-server/devices                           */
+
+static int ibnbd_srv_show_sd(struct ibnbd_srv_sess_dev *sd, char *buf, int at)
+{
+	at += sysfs_emit_at(buf, at, "  %s handle=%#x mode=%s inflight=%u",
+			    sd->path, sd->handle,
+			    ibnbd_access_mode_name(sd->mode), sd->inflight);
+	at += sysfs_emit_at(buf, at, " reads=%lld writes=%lld flushes=%lld",
+			    (long long)atomic64_read(&sd->reads),
+			    (long long)atomic64_read(&sd->writes),
+			    (long long)atomic64_read(&sd->flushes));
+	at += sysfs_emit_at(buf, at, " discards=%lld errors=%lld\n",
+			    (long long)atomic64_read(&sd->discards),
+			    (long long)atomic64_read(&sd->errors));
+	return at;
+}
+
+static ssize_t devices_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct ibnbd_srv_sess *s;
+	unsigned int i;
+	int at = 0;
+
+	mutex_lock(&ibnbd_srv_sessions_mutex);
+	list_for_each_entry(s, &ibnbd_srv_sessions, link) {
+		spin_lock_irq(&s->lock);
+		at += sysfs_emit_at(buf, at, "sess %s%s inflight=%u bad_msgs=%lld\n",
+				    s->name, s->dead ? " (gone)" : "",
+				    s->inflight,
+				    (long long)atomic64_read(&s->bad_msgs));
+		for (i = 0; i < s->max_devs; i++)
+			if (!IS_ERR_OR_NULL(s->devs[i]))
+				at = ibnbd_srv_show_sd(s->devs[i], buf, at);
+		spin_unlock_irq(&s->lock);
+	}
+	mutex_unlock(&ibnbd_srv_sessions_mutex);
+	return at;
+}
+
+static struct kobj_attribute ibnbd_srv_devices_attr = __ATTR_RO(devices);
+static struct attribute *ibnbd_srv_attrs[] = {
+	&ibnbd_srv_devices_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group ibnbd_srv_attr_group = {
+	.attrs = ibnbd_srv_attrs,
+};
+
+static struct kobject *ibnbd_srv_kobj;
+
 static const struct ibtrs_srv_ops ibnbd_srv_ops = {
 	.rdma_ev = ibnbd_srv_rdma_ev,
 	.link_ev = ibnbd_srv_link_ev,
@@ -682,14 +746,26 @@ static int __init ibnbd_srv_init(void)
 		err = -ENOMEM;
 		goto out_exit_bioset;
 	}
+	ibnbd_srv_kobj = kobject_create_and_add("ibnbd-server", kernel_kobj);
+	if (!ibnbd_srv_kobj) {
+		err = -ENOMEM;
+		goto out_destroy_wq;
+	}
+	err = sysfs_create_group(ibnbd_srv_kobj, &ibnbd_srv_attr_group);
+	if (err)
+		goto out_put_kobj;
 	ibnbd_srv_ctx = ibtrs_srv_open(&ibnbd_srv_ops);
 	if (IS_ERR(ibnbd_srv_ctx)) {
 		err = PTR_ERR(ibnbd_srv_ctx);
-		goto out_destroy_wq;
+		goto out_remove_group;
 	}
 	pr_info("serving block devices beneath %s\n", dev_search_path);
 	return 0;
 
+out_remove_group:
+	sysfs_remove_group(ibnbd_srv_kobj, &ibnbd_srv_attr_group);
+out_put_kobj:
+	kobject_put(ibnbd_srv_kobj);
 out_destroy_wq:
 	destroy_workqueue(ibnbd_srv_wq);
 out_exit_bioset:
@@ -703,6 +779,8 @@ static void __exit ibnbd_srv_exit(void)
 	ibtrs_srv_close(ibnbd_srv_ctx);
 	flush_workqueue(ibnbd_srv_wq);
 	wait_event(ibnbd_srv_sess_wq, !atomic_read(&ibnbd_srv_nr_sess));
+	sysfs_remove_group(ibnbd_srv_kobj, &ibnbd_srv_attr_group);
+	kobject_put(ibnbd_srv_kobj);
 	destroy_workqueue(ibnbd_srv_wq);
 	bioset_exit(&ibnbd_srv_bio_set);
 }

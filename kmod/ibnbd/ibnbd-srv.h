@@ -33,8 +33,10 @@ struct ibnbd_srv_dev {
  * struct ibnbd_srv_sess - the IBNBD side of one IBTRS session.
  * @lock: @devs, @inflight, the devices' @inflight and @closing.
  * @ref: one for the link (CONNECTED .. DISCONNECTED), one per open device.
+ * @link: in the list of sessions (sysfs), under its mutex.
  */
 struct ibnbd_srv_sess {
+	struct list_head link;
 	struct ibtrs_srv_sess *ts;
 	char name[TRS_SESSNAME_MAX];
 	spinlock_t lock;		/* see @lock above */
