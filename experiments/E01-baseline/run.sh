@@ -47,7 +47,7 @@ for phase in $phases; do
 	rm -f "$dir/$phase/rnbd-dir" "$dir/$phase/cmd" "$dir/$phase/params.env"
 	[ "$(cat "$dir/$phase/rc" 2>/dev/null)" = 0 ] ||
 		{ echo "E01: $phase boot failed; see $dir/$phase/output.log" >&2; exit 1; }
-	/usr/bin/python3 experiments/lib/summarize.py "$dir" E01-baseline "$phase" --append results/summary.csv
+	/usr/bin/python3 experiments/lib/summarize.py "$dir" E01-baseline "$phase" --append results/summary.csv --compress
 	if [ -s "$dir/$phase/raw/failed-cells.txt" ]; then
 		echo "E01: $phase: $(wc -l <"$dir/$phase/raw/failed-cells.txt") cell(s) failed:" >&2
 		sed 's/^/  /' "$dir/$phase/raw/failed-cells.txt" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """summarize.py - turn one experiment run's raw cells into CSV rows.
 
-Usage: summarize.py RUN_DIR EXPERIMENT PHASE [--append results/summary.csv]
+Usage: summarize.py RUN_DIR EXPERIMENT PHASE [--append results/summary.csv] [--compress]
 
 Reads RUN_DIR/PHASE/raw/<system>__<workload>__<bs>__<qd>__r<run>.{snap,json}
 (and <cell>.profile.json where the boot was profiled, __wr cells of the
@@ -266,6 +266,7 @@ def write_summary(path, rows, run_id, experiment):
 def main():
     run_dir, experiment, phase = sys.argv[1:4]
     append = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--append" else None
+    compress = "--compress" in sys.argv[4:]
     raw = os.path.join(run_dir, phase, "raw")
     meta_path = os.path.join(run_dir, "meta.json")
     meta = json.load(open(meta_path))
@@ -337,6 +338,8 @@ def main():
                   "date": meta["date"], "run_id": run_id})
     if append:
         write_summary(append, summary, run_id, "%s/%s" % (experiment, phase))
+    if compress:
+        profiles.compress_run(raw)
     print("%s/%s: %d cells, %d summary rows" % (experiment, phase,
           sum(len(v) for v in cells.values()), len(summary)))
 
