@@ -5,6 +5,7 @@
 #  1. write + verify (crc32c) over 1 path, 4k random;
 #  2. mixed random read/write + verify over 2 paths (4k..128k blocks), both
 #     paths must carry IO, the kernel log must show a 2-path session;
+#     then two sessions at once with 2 connections per path, verified;
 #  3. a read-only second session re-verifies step 1's data;
 #  4. independent check: a known pattern written through the transport is
 #     read back from the device directly (O_DIRECT) and compared;
@@ -39,6 +40,16 @@ for p in 1 2; do
 	log "2 paths: path $p carried $n IOs"
 done
 kmsgs | grep -q 'joined (2 paths)' || die "no 2-path session in the kernel log"
+
+# 2b. two sessions at once (numjobs), 2 connections per path: requests of
+# one path arrive on several CQs in parallel
+run_fio mj --paths="$(fio_paths 2)" --devpath=nullb0 --rw=randrw --bs=8k \
+	--iodepth=8 --numjobs=2 --offset=200m --offset_increment=16m \
+	--size=8m --cons_per_path=2 --verify=crc32c --do_verify=1 \
+	--verify_fatal=1 ||
+	die "2 jobs x 2 paths x 2 connections failed: $(tail -5 "$LOGDIR/fio-mj.log")"
+grep -q 'err= 0' "$LOGDIR/fio-mj.log" || die "fio mj reported errors"
+log "2 sessions x 2 paths x 2 connections: randrw + verify OK"
 
 # 3. read-only session re-verifies step 1 (same bs: the verify header)
 run_fio r1 --paths="$(fio_paths 2)" --devpath=nullb0 --rw=read --bs=4k \

@@ -35,6 +35,9 @@ cat /sys/kernel/ibtrs-server/sessions | tee "$LOGDIR/sessions-before.txt"
 grep -q '^sess .* paths=2 ' "$LOGDIR/sessions-before.txt" || die "sysfs: no 2-path session"
 [ "$(grep -c '^  path .* state=joined reqs=[1-9]' "$LOGDIR/sessions-before.txt")" = 2 ] ||
 	die "sysfs: not both paths joined with requests"
+cat /sys/kernel/ibnbd-server/devices | tee "$LOGDIR/devices-before.txt"
+grep -q '^  /dev/nullb0 handle=.* mode=rw ' "$LOGDIR/devices-before.txt" ||
+	die "sysfs: nullb0 not open rw"
 log "cutting path 1"
 tb_path_cut 1
 sleep 6
