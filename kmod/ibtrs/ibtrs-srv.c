@@ -754,7 +754,7 @@ static int ibtrs_srv_post_imm(struct ibtrs_srv_path *path, u32 imm)
 static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 			       u32 len)
 {
-	struct ibtrs_srv_path *path = con->path;
+	struct ibtrs_srv_path *path = con->path, *p;
 	struct ibtrs_srv_sess *sess = path->sess;
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
 	char name[TRS_SESSNAME_MAX];
@@ -791,7 +791,6 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	sess->link_up = true;
 	if (first && ctx->ops.link_ev)
 		ctx->ops.link_ev(sess, IBTRS_SRV_LINK_EV_CONNECTED, sess->priv);
-	n = sess->npaths;
 	mutex_unlock(&ctx->mutex);
 
 	ib_update_fast_reg_key(path->mr, ib_inc_rkey(path->mr->rkey));
@@ -837,6 +836,13 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 		ibtrs_srv_path_fail(path, "posting INFO_RSP: %d", err);
 		return;
 	}
+	/* for the log: the paths that joined, this one included */
+	n = 0;
+	mutex_lock(&ctx->mutex);
+	list_for_each_entry(p, &sess->paths, link)
+		n += READ_ONCE(p->joined) &&
+		     !test_bit(IBTRS_PATH_FAILED, &p->flags);
+	mutex_unlock(&ctx->mutex);
 	pr_info("sess %s: path from %s joined (%d path%s)\n", sess->name,
 		path->addr, n, n > 1 ? "s" : "");
 	mod_delayed_work(ibtrs_srv_wq, &path->hb_work, 0);
