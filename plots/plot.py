@@ -144,7 +144,9 @@ def fig_metric(results, out, boot, metric, scale, ylabel, title, name):
     if not drawn:
         plt.close(fig)
         return
-    axes[0][0].legend(fontsize=7, ncol=2)
+    fig.legend(*axes[0][0].get_legend_handles_labels(), fontsize=7,
+               ncol=len(axes[0][0].get_legend_handles_labels()[1]),
+               loc="lower center", bbox_to_anchor=(0.5, -0.06))
     nruns = max(int(r["runs"]) for r in rows)
     fig.suptitle("%s\nrun %s, %s boot, median of %d runs, error bars min..max"
                  % (title, run, boot, nruns), fontsize=9, y=1.04)
