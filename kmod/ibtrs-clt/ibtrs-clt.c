@@ -1,0 +1,1527 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ibtrs-clt.c - IBTRS client transport (ibtrs-client.ko).
+ *
+ * A session holds 1..IBTRS_CLT_MAX_PATHS paths, one RC connection each
+ * (cid 0 of cid_num 1), to one server session whose chunk pool all paths
+ * share (trs/PROTOCOL.md 2). A request is one RDMA_WRITE_WITH_IMM into the
+ * chunk of its permit; the answer is one message (section 4). Reads expose
+ * the caller's pages through a fast-registration MR (REG_MR chained before
+ * the request, REMOTE_WRITE for exactly the IO buffer); the server ends
+ * that access with SEND_WITH_INV, else the client posts LOCAL_INV and
+ * completes the IO only in its completion (section 5, the kernel's
+ * equivalent of the userspace memory windows). Writes send from the
+ * caller's pages with the PD's local_dma_lkey (local access only).
+ *
+ * Pure protocol code (encode/validate, the receive prologue, heartbeat,
+ * permits, path selection) is trs/common/, compiled unchanged.
+ *
+ * Not yet: reconnect of a failed path and failover of its IO (in-flight IO
+ * of a failed path fails with -EIO), several connections per path.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/inet.h>
+#include <linux/uuid.h>
+#include <linux/workqueue.h>
+#include <linux/delay.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/mr_pool.h>
+#include <net/net_namespace.h>
+
+#include "trs_common.h"
+#include "ibtrs-clt.h"
+
+#define IBTRS_CLT_MAX_PATHS	8
+#define IBTRS_CLT_MAX_SGE	32	/* data SGEs of a write (+1 header) */
+#define IBTRS_CLT_CM_TMO_MS	5000
+#define IBTRS_CLT_HB_TICK	(HZ / 20)
+/* receives beyond the queue depth: heartbeats and their acks */
+#define IBTRS_CLT_RX_EXTRA	32
+
+static uint max_queue_depth = 512;
+module_param(max_queue_depth, uint, 0444);
+MODULE_PARM_DESC(max_queue_depth, "largest server queue depth accepted (receives posted per path)");
+
+static uint hb_interval_ms = 500;
+module_param(hb_interval_ms, uint, 0444);
+MODULE_PARM_DESC(hb_interval_ms, "heartbeat interval (default 500)");
+
+static uint hb_missed_max = 3;
+module_param(hb_missed_max, uint, 0444);
+MODULE_PARM_DESC(hb_missed_max, "silent intervals before a path fails (default 3)");
+
+static int mp_policy = TRS_MP_ROUND_ROBIN;
+module_param(mp_policy, int, 0444);
+MODULE_PARM_DESC(mp_policy, "path selection: 0 round-robin, 1 min-inflight, 2 min-latency");
+
+static struct workqueue_struct *ibtrs_clt_wq;
+
+/**
+ * enum ibtrs_clt_path_state - life of a path.
+ * @IBTRS_CLT_PATH_IDLE: no connection (never connected, or torn down).
+ * @IBTRS_CLT_PATH_CONNECTING: CM steps, INFO exchange.
+ * @IBTRS_CLT_PATH_CONNECTED: joined, carries IO.
+ * @IBTRS_CLT_PATH_FAILED: failed; nothing is posted any more, the error
+ *	work tears the connection down.
+ */
+enum ibtrs_clt_path_state {
+	IBTRS_CLT_PATH_IDLE,
+	IBTRS_CLT_PATH_CONNECTING,
+	IBTRS_CLT_PATH_CONNECTED,
+	IBTRS_CLT_PATH_FAILED,
+};
+
+struct ibtrs_clt_path;
+
+/**
+ * struct ibtrs_clt_iu - a receive buffer.
+ * @cqe: completion of its receive.
+ * @path: owner.
+ * @buf: TRS_MAX_RECV_MSG bytes.
+ * @dma: mapping of @buf.
+ */
+struct ibtrs_clt_iu {
+	struct ib_cqe cqe;
+	struct ibtrs_clt_path *path;
+	void *buf;
+	u64 dma;
+};
+
+/**
+ * struct ibtrs_clt_io - the request on one chunk (one per permit).
+ * @sess: owner.
+ * @id: chunk (permit) id.
+ * @send_cqe: completion of the RDMA_WRITE_WITH_IMM.
+ * @inv_cqe: completion of a LOCAL_INV.
+ * @ref: references: the send completion, the answer (or the path's
+ *	teardown in its place) and a LOCAL_INV in flight; the last one ends
+ *	the IO. Send completion and answer come in either order.
+ * @inflight: a request is posted and not yet ended (under sess->lock).
+ * @answered: the answer (or its replacement at teardown) was taken.
+ * @path: the path the request went on.
+ * @mr: the read buffer's registration, NULL for writes.
+ * @hdr: request header + user header (DMA source of the header SGE).
+ * @hdr_dma: mapping of @hdr.
+ * @hdr_len: bytes of @hdr sent.
+ * @sg: the caller's data.
+ * @sg_cnt: entries of @sg.
+ * @nents: mapped entries of @sg (0: not mapped).
+ * @dir: &enum ibtrs_clt_dir.
+ * @datalen: bytes of data.
+ * @status: result given to @conf.
+ * @start_us: when the request was posted (latency average).
+ * @conf: the caller's completion.
+ * @priv: its argument.
+ * @sge: SGEs of the request (data, then the header).
+ */
+struct ibtrs_clt_io {
+	struct ibtrs_clt_sess *sess;
+	u32 id;
+	struct ib_cqe send_cqe;
+	struct ib_cqe inv_cqe;
+	atomic_t ref;
+	bool inflight;
+	bool answered;
+	struct ibtrs_clt_path *path;
+	struct ib_mr *mr;
+	void *hdr;
+	u64 hdr_dma;
+	u32 hdr_len;
+	struct scatterlist *sg;
+	unsigned int sg_cnt;
+	int nents;
+	enum ibtrs_clt_dir dir;
+	u32 datalen;
+	int status;
+	u64 start_us;
+	ibtrs_clt_conf_fn conf;
+	void *priv;
+	struct ib_sge sge[IBTRS_CLT_MAX_SGE + 1];
+};
+
+/**
+ * struct ibtrs_clt_path - one path: one RC connection to the server.
+ * @sess: owner.
+ * @idx: index in the session.
+ * @addr: its two ends.
+ * @uuid: path_uuid (stable across reconnects).
+ * @recon_cnt: reconnects so far.
+ * @state: &enum ibtrs_clt_path_state, changed under sess->lock.
+ * @cm_id: RDMA CM id.
+ * @dev: the RDMA device.
+ * @pd: protection domain.
+ * @cq: one CQ for sends and receives (softirq polling).
+ * @qp: the QP (@cm_id's).
+ * @mr_pool: the read MR pool of @qp exists.
+ * @rx: receive buffers.
+ * @rx_num: entries of @rx.
+ * @rx_buf: their memory.
+ * @tx: the INFO_REQ buffer.
+ * @tx_dma: its mapping.
+ * @ctl_cqe: completion of control sends (INFO_REQ, heartbeats).
+ * @reg_cqe: completion (errors only) of unsignaled REG_MRs.
+ * @cm_done: a CM step finished (@cm_err).
+ * @cm_err: its result.
+ * @info_done: INFO_RSP arrived (@info_err).
+ * @info_err: its result.
+ * @params: the server's accept.
+ * @info: the server's INFO_RSP.
+ * @max_sge: send SGEs of @qp.
+ * @lock: @hb, @hb_rtt_us, @lat_ewma.
+ * @hb: heartbeat state (trs/common/hb.c).
+ * @hb_rtt_us: last heartbeat round trip.
+ * @lat_ewma: IO latency average (trs/common/mp.c).
+ * @hb_work: heartbeat tick.
+ * @err_work: tears a failed path down (process context).
+ * @failing: the error work was queued.
+ * @inflight: IOs posted on the path and not ended.
+ * @reqs: requests posted.
+ * @rsps: answers received.
+ * @reg_wrs: REG_MR and LOCAL_INV posted.
+ * @local_invs: LOCAL_INVs posted (answers without remote invalidation).
+ * @hb_sent: heartbeats sent.
+ * @proto_errors: protocol violations seen.
+ */
+struct ibtrs_clt_path {
+	struct ibtrs_clt_sess *sess;
+	int idx;
+	struct ibtrs_clt_addr addr;
+	u8 uuid[TRS_UUID_LEN];
+	u16 recon_cnt;
+	enum ibtrs_clt_path_state state;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	bool mr_pool;
+	struct ibtrs_clt_iu *rx;
+	int rx_num;
+	void *rx_buf;
+	void *tx;
+	u64 tx_dma;
+	struct ib_cqe ctl_cqe;
+	struct ib_cqe reg_cqe;
+	struct completion cm_done;
+	int cm_err;
+	struct completion info_done;
+	int info_err;
+	struct trs_conn_params params;
+	struct trs_info info;
+	u32 max_sge;
+	spinlock_t lock;
+	struct trs_hb hb;
+	u64 hb_rtt_us;
+	u64 lat_ewma;
+	struct delayed_work hb_work;
+	struct work_struct err_work;
+	atomic_t failing;
+	atomic_t inflight;
+	atomic64_t reqs;
+	atomic64_t rsps;
+	atomic64_t reg_wrs;
+	atomic64_t local_invs;
+	atomic64_t hb_sent;
+	atomic64_t proto_errors;
+};
+
+/**
+ * struct ibtrs_clt_sess - a client session.
+ * @sessname: its name.
+ * @uuid: sess_uuid.
+ * @port: server port.
+ * @npaths: entries of @paths.
+ * @paths: the paths.
+ * @sized: the first accept sized the session (the fields below).
+ * @queue_depth: chunks = permits.
+ * @chunk_size: bytes per chunk, the largest IO.
+ * @max_usr_len: largest user header.
+ * @slot_size: chunk stride of the pool.
+ * @max_segs: data segments per IO.
+ * @lock: permits, @ios' state, path states, @mp, @rr_cursor, posting.
+ * @permits: permit bitmap (trs/common/permit.c) under @lock.
+ * @permit_map: its words.
+ * @ios: one request object per chunk.
+ * @hdrs: the request headers of @ios.
+ * @mp: path selection input (trs/common/mp.c) under @lock.
+ * @rr_cursor: path selection cursor.
+ * @seq: request sequence number.
+ */
+struct ibtrs_clt_sess {
+	char sessname[TRS_SESSNAME_MAX];
+	u8 uuid[TRS_UUID_LEN];
+	u16 port;
+	int npaths;
+	struct ibtrs_clt_path *paths;
+	bool sized;
+	u32 queue_depth;
+	u32 chunk_size;
+	u32 max_usr_len;
+	u32 slot_size;
+	u32 max_segs;
+	spinlock_t lock;
+	struct trs_permit_pool permits;
+	u64 *permit_map;
+	struct ibtrs_clt_io *ios;
+	void *hdrs;
+	struct trs_mp_path mp[IBTRS_CLT_MAX_PATHS];
+	u32 rr_cursor;
+	u64 seq;
+};
+
+#define ibtrs_clt_err(path, fmt, ...)					\
+	pr_err("sess %s path %pISp: " fmt, (path)->sess->sessname,	\
+	       &(path)->addr.dst, ##__VA_ARGS__)
+#define ibtrs_clt_info(path, fmt, ...)					\
+	pr_info("sess %s path %pISp: " fmt, (path)->sess->sessname,	\
+		&(path)->addr.dst, ##__VA_ARGS__)
+
+static u64 ibtrs_clt_now_us(void)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+/* Fail @path: nothing more is posted on it; the error work tears it down. */
+static void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	unsigned long flags;
+	bool was_up;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	was_up = path->state == IBTRS_CLT_PATH_CONNECTED;
+	if (path->state != IBTRS_CLT_PATH_IDLE)
+		path->state = IBTRS_CLT_PATH_FAILED;
+	sess->mp[path->idx].usable = false;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	if (was_up && !atomic_xchg(&path->failing, 1)) {
+		ibtrs_clt_err(path, "failed: %s\n", why);
+		queue_work(ibtrs_clt_wq, &path->err_work);
+	}
+}
+
+/* Every failed work completion goes through here. */
+static void ibtrs_clt_wr_error(struct ibtrs_clt_path *path, struct ib_wc *wc,
+			       const char *op)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		ibtrs_clt_err(path, "%s failed: %s (%d)\n", op,
+			      ib_wc_status_msg(wc->status), wc->status);
+	ibtrs_clt_path_fail(path, "work request failed");
+}
+
+/* ---------------------------------------------------------------- */
+/* IO end                                                            */
+
+static void ibtrs_clt_io_end(struct ibtrs_clt_io *io)
+{
+	struct ibtrs_clt_sess *sess = io->sess;
+	struct ibtrs_clt_path *path = io->path;
+	u64 now = ibtrs_clt_now_us();
+	unsigned long flags;
+	int i;
+
+	if (io->nents)
+		ib_dma_unmap_sg(path->dev, io->sg, io->sg_cnt,
+				io->dir == IBTRS_CLT_READ ? DMA_FROM_DEVICE :
+				DMA_TO_DEVICE);
+	io->nents = 0;
+	ib_dma_unmap_single(path->dev, io->hdr_dma, io->hdr_len,
+			    DMA_TO_DEVICE);
+	if (io->mr) {
+		ib_mr_pool_put(path->qp, &path->qp->rdma_mrs, io->mr);
+		io->mr = NULL;
+	}
+	spin_lock_irqsave(&path->lock, flags);
+	trs_mp_lat_sample(&path->lat_ewma, now > io->start_us ?
+			  now - io->start_us : 0);
+	spin_unlock_irqrestore(&path->lock, flags);
+
+	spin_lock_irqsave(&sess->lock, flags);
+	io->inflight = false;
+	sess->mp[path->idx].lat_ewma = path->lat_ewma;
+	for (i = 0; i < sess->npaths; i++)
+		if (i != path->idx && !sess->mp[i].inflight)
+			trs_mp_lat_age(&sess->mp[i].lat_ewma);
+	if (sess->mp[path->idx].inflight)
+		sess->mp[path->idx].inflight--;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	atomic_dec(&path->inflight);
+	io->conf(io->priv, io->status);
+}
+
+static void ibtrs_clt_io_put(struct ibtrs_clt_io *io)
+{
+	if (atomic_dec_and_test(&io->ref))
+		ibtrs_clt_io_end(io);
+}
+
+static void ibtrs_clt_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibtrs_clt_io *io = container_of(wc->wr_cqe, struct ibtrs_clt_io,
+					       send_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		ibtrs_clt_wr_error(io->path, wc, "request");
+	ibtrs_clt_io_put(io);
+}
+
+static void ibtrs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibtrs_clt_io *io = container_of(wc->wr_cqe, struct ibtrs_clt_io,
+					       inv_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		ibtrs_clt_wr_error(io->path, wc, "LOCAL_INV");
+		io->status = -EIO;
+	}
+	ibtrs_clt_io_put(io);
+}
+
+static void ibtrs_clt_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibtrs_clt_path *path = cq->cq_context;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		ibtrs_clt_wr_error(path, wc, "control send");
+}
+
+/* ---------------------------------------------------------------- */
+/* Receive                                                           */
+
+static int ibtrs_clt_post_recv(struct ibtrs_clt_iu *iu)
+{
+	struct ib_recv_wr wr = {};
+	struct ib_sge sge;
+
+	sge.addr = iu->dma;
+	sge.length = TRS_MAX_RECV_MSG;
+	sge.lkey = iu->path->pd->local_dma_lkey;
+	wr.wr_cqe = &iu->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ib_post_recv(iu->path->qp, &wr, NULL);
+}
+
+static int ibtrs_clt_post_imm(struct ibtrs_clt_path *path, u32 imm)
+{
+	struct ib_send_wr wr = {};
+
+	wr.wr_cqe = &path->ctl_cqe;
+	wr.opcode = IB_WR_SEND_WITH_IMM;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.ex.imm_data = cpu_to_be32(imm);
+	return ib_post_send(path->qp, &wr, NULL);
+}
+
+static void ibtrs_clt_info_rsp(struct ibtrs_clt_path *path, const void *buf,
+			       u32 len)
+{
+	const char *why = "";
+	int err;
+
+	if (READ_ONCE(path->state) != IBTRS_CLT_PATH_CONNECTING ||
+	    completion_done(&path->info_done)) {
+		ibtrs_clt_path_fail(path, "unexpected INFO_RSP");
+		return;
+	}
+	err = trs_info_rsp_decode(buf, len, &path->params, &path->info, &why);
+	if (err)
+		ibtrs_clt_err(path, "bad INFO_RSP: %s\n", why);
+	path->info_err = err;
+	complete(&path->info_done);
+}
+
+/*
+ * The answer of chunk @m->id. @is_msg: an IO_RSP message (@rsp_len its
+ * length field), else an immediate.
+ */
+static void ibtrs_clt_io_answer(struct ibtrs_clt_path *path,
+				const struct trs_rx_msg *m, bool is_msg,
+				u32 rsp_len)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	struct ibtrs_clt_io *io = &sess->ios[m->id];
+	const char *proto = NULL;
+	bool local_inv = false;
+	unsigned long flags;
+	int status = m->status;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	if (!io->inflight || io->path != path || io->answered) {
+		spin_unlock_irqrestore(&sess->lock, flags);
+		atomic64_inc(&path->proto_errors);
+		ibtrs_clt_path_fail(path, "protocol error: answer for a chunk without a request");
+		return;
+	}
+	io->answered = true;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	atomic64_inc(&path->rsps);
+
+	if (io->dir == IBTRS_CLT_READ) {
+		if (!is_msg) {
+			proto = "READ answered by an immediate";
+			status = -EIO;
+		} else if (!status && rsp_len != io->datalen) {
+			proto = "successful READ answer shorter or longer than the request";
+			status = -EIO;
+		}
+		if (io->mr) {
+			if (m->inv && m->inv_rkey != io->mr->rkey) {
+				proto = "invalidated rkey is not the request's";
+				status = -EIO;
+				local_inv = true;
+			} else if (!m->inv) {
+				local_inv = true;
+			}
+		}
+	} else if (m->inv) {
+		proto = "WRITE answer invalidated an rkey";
+		status = -EIO;
+	}
+	io->status = status;
+	if (local_inv) {
+		struct ib_send_wr wr = {};
+
+		wr.opcode = IB_WR_LOCAL_INV;
+		wr.ex.invalidate_rkey = io->mr->rkey;
+		wr.wr_cqe = &io->inv_cqe;
+		wr.send_flags = IB_SEND_SIGNALED;
+		atomic_inc(&io->ref);
+		atomic64_inc(&path->reg_wrs);
+		atomic64_inc(&path->local_invs);
+		if (ib_post_send(path->qp, &wr, NULL)) {
+			/* the path's teardown ends the MR's access */
+			atomic_dec(&io->ref);
+			io->status = -EIO;
+			ibtrs_clt_path_fail(path, "cannot post LOCAL_INV");
+		}
+	}
+	if (proto) {
+		atomic64_inc(&path->proto_errors);
+		ibtrs_clt_err(path, "protocol error: chunk %u: %s\n", io->id,
+			      proto);
+		ibtrs_clt_path_fail(path, "protocol error");
+	}
+	ibtrs_clt_io_put(io);
+}
+
+static void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibtrs_clt_iu *iu = container_of(wc->wr_cqe, struct ibtrs_clt_iu,
+					       cqe);
+	struct ibtrs_clt_path *path = iu->path;
+	struct ibtrs_clt_sess *sess = path->sess;
+	struct trs_io_rsp_info r = {};
+	u8 msg[TRS_MAX_RECV_MSG];
+	struct trs_rx_wc w = {};
+	struct trs_rx_msg m;
+	const char *why = "";
+	unsigned long flags;
+	u64 rtt;
+	int err;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		ibtrs_clt_wr_error(path, wc, "receive");
+		return;
+	}
+	if (READ_ONCE(path->state) == IBTRS_CLT_PATH_FAILED)
+		return;
+	w.ok = true;
+	w.op = wc->opcode == IB_WC_RECV ? TRS_RX_OP_RECV :
+	       wc->opcode == IB_WC_RECV_RDMA_WITH_IMM ?
+	       TRS_RX_OP_RECV_RDMA_IMM : TRS_RX_OP_OTHER;
+	w.with_imm = wc->wc_flags & IB_WC_WITH_IMM;
+	w.imm = w.with_imm ? be32_to_cpu(wc->ex.imm_data) : 0;
+	w.with_inv = wc->wc_flags & IB_WC_WITH_INVALIDATE;
+	w.inv_rkey = w.with_inv ? wc->ex.invalidate_rkey : 0;
+	w.byte_len = wc->byte_len;
+	ib_dma_sync_single_for_cpu(path->dev, iu->dma, TRS_MAX_RECV_MSG,
+				   DMA_FROM_DEVICE);
+	err = trs_rx_decode_clt(&w, iu->buf, READ_ONCE(sess->queue_depth), &m,
+				&why);
+	if (!err && m.kind == TRS_RX_IO_RSP && !w.with_imm)
+		err = trs_io_rsp_decode(iu->buf, w.byte_len, sess->queue_depth,
+					&r, &why);
+	if (err) {
+		atomic64_inc(&path->proto_errors);
+		ibtrs_clt_err(path, "bad receive: %s (opcode %d, %u bytes)\n",
+			      why, wc->opcode, wc->byte_len);
+		ibtrs_clt_path_fail(path, "protocol error");
+		return;
+	}
+	if (m.kind == TRS_RX_MSG)
+		memcpy(msg, iu->buf, m.len);
+	ib_dma_sync_single_for_device(path->dev, iu->dma, TRS_MAX_RECV_MSG,
+				      DMA_FROM_DEVICE);
+	err = ibtrs_clt_post_recv(iu);
+	if (err) {
+		ibtrs_clt_path_fail(path, "cannot repost a receive");
+		return;
+	}
+
+	spin_lock_irqsave(&path->lock, flags);
+	trs_hb_on_rx(&path->hb, ibtrs_clt_now_us());	/* any receive is life */
+	if (m.kind == TRS_RX_HB_ACK &&
+	    !trs_hb_on_ack(&path->hb, m.id, ibtrs_clt_now_us(), &rtt))
+		path->hb_rtt_us = rtt;
+	spin_unlock_irqrestore(&path->lock, flags);
+
+	switch (m.kind) {
+	case TRS_RX_HB:
+		if (ibtrs_clt_post_imm(path, trs_to_imm(TRS_IMM_HB_ACK, m.id, 0)))
+			ibtrs_clt_path_fail(path, "cannot answer a heartbeat");
+		break;
+	case TRS_RX_HB_ACK:
+		break;
+	case TRS_RX_IO_RSP:
+		ibtrs_clt_io_answer(path, &m, !w.with_imm, r.len);
+		break;
+	case TRS_RX_MSG:	/* INFO_RSP, the only message */
+		ibtrs_clt_info_rsp(path, msg, m.len);
+		break;
+	default:
+		ibtrs_clt_path_fail(path, "unexpected receive");
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* Heartbeat                                                         */
+
+static void ibtrs_clt_hb_work(struct work_struct *work)
+{
+	struct ibtrs_clt_path *path = container_of(to_delayed_work(work),
+						   struct ibtrs_clt_path,
+						   hb_work);
+	u64 now = ibtrs_clt_now_us();
+	const char *why = NULL;
+	unsigned long flags;
+	u16 seq;
+
+	if (READ_ONCE(path->state) != IBTRS_CLT_PATH_CONNECTED)
+		return;
+	spin_lock_irqsave(&path->lock, flags);
+	if (trs_hb_timed_out(&path->hb, now)) {
+		why = "heartbeat timeout";
+	} else if (trs_hb_due(&path->hb, now, &seq)) {
+		if (ibtrs_clt_post_imm(path, trs_to_imm(TRS_IMM_HB, seq, 0)))
+			why = "cannot post a heartbeat";
+		else
+			atomic64_inc(&path->hb_sent);
+	}
+	spin_unlock_irqrestore(&path->lock, flags);
+	if (why) {
+		ibtrs_clt_path_fail(path, why);
+		return;
+	}
+	queue_delayed_work(ibtrs_clt_wq, &path->hb_work, IBTRS_CLT_HB_TICK);
+}
+
+/* ---------------------------------------------------------------- */
+/* Connection set-up and teardown                                    */
+
+static void ibtrs_clt_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ibtrs_clt_path *path = ctx;
+
+	if (ev->event == IB_EVENT_COMM_EST)
+		return;
+	ibtrs_clt_err(path, "QP event %s (%d)\n", ib_event_msg(ev->event),
+		      ev->event);
+	ibtrs_clt_path_fail(path, "QP event");
+}
+
+static void ibtrs_clt_free_rx(struct ibtrs_clt_path *path)
+{
+	int i;
+
+	for (i = 0; i < path->rx_num; i++)
+		ib_dma_unmap_single(path->dev, path->rx[i].dma,
+				    TRS_MAX_RECV_MSG, DMA_FROM_DEVICE);
+	kfree(path->rx);
+	kfree(path->rx_buf);
+	path->rx = NULL;
+	path->rx_buf = NULL;
+	path->rx_num = 0;
+}
+
+static int ibtrs_clt_alloc_rx(struct ibtrs_clt_path *path, int n)
+{
+	int i;
+
+	path->rx = kcalloc(n, sizeof(*path->rx), GFP_KERNEL);
+	path->rx_buf = kcalloc(n, TRS_MAX_RECV_MSG, GFP_KERNEL);
+	if (!path->rx || !path->rx_buf)
+		goto out_free;
+	for (i = 0; i < n; i++) {
+		struct ibtrs_clt_iu *iu = &path->rx[i];
+
+		iu->path = path;
+		iu->cqe.done = ibtrs_clt_recv_done;
+		iu->buf = path->rx_buf + (size_t)i * TRS_MAX_RECV_MSG;
+		iu->dma = ib_dma_map_single(path->dev, iu->buf,
+					    TRS_MAX_RECV_MSG, DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(path->dev, iu->dma))
+			goto out_free;
+		path->rx_num = i + 1;
+	}
+	return 0;
+
+out_free:
+	ibtrs_clt_free_rx(path);
+	return -ENOMEM;
+}
+
+/* Called from the CM handler once the address is resolved. */
+static int ibtrs_clt_create_ib(struct ibtrs_clt_path *path)
+{
+	struct ib_device *dev = path->cm_id->device;
+	struct ib_qp_init_attr attr = {};
+	int sq, rq, i, ret;
+
+	path->dev = dev;
+	/* MR + request + LOCAL_INV per chunk; heartbeats, acks, INFO_REQ */
+	sq = 3 * max_queue_depth + IBTRS_CLT_RX_EXTRA;
+	/* an answer per chunk, heartbeats and their acks */
+	rq = max_queue_depth + IBTRS_CLT_RX_EXTRA;
+
+	path->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(path->pd)) {
+		ret = PTR_ERR(path->pd);
+		path->pd = NULL;
+		return ret;
+	}
+	/* +2: drain WRs of both queues */
+	path->cq = ib_alloc_cq(dev, path, sq + rq + 2, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(path->cq)) {
+		ret = PTR_ERR(path->cq);
+		path->cq = NULL;
+		goto out_free_pd;
+	}
+	attr.event_handler = ibtrs_clt_qp_event;
+	attr.qp_context = path;
+	attr.send_cq = path->cq;
+	attr.recv_cq = path->cq;
+	attr.qp_type = IB_QPT_RC;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.cap.max_send_wr = sq + 1;		/* +1 for drain */
+	attr.cap.max_recv_wr = rq + 1;		/* +1 for drain */
+	attr.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge,
+				      IBTRS_CLT_MAX_SGE + 1);
+	attr.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(path->cm_id, path->pd, &attr);
+	if (ret)
+		goto out_free_cq;
+	path->qp = path->cm_id->qp;
+	path->max_sge = attr.cap.max_send_sge;
+
+	path->tx = kzalloc(TRS_MAX_RECV_MSG, GFP_KERNEL);
+	if (!path->tx) {
+		ret = -ENOMEM;
+		goto out_destroy_qp;
+	}
+	path->tx_dma = ib_dma_map_single(dev, path->tx, TRS_MAX_RECV_MSG,
+					 DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(dev, path->tx_dma)) {
+		ret = -ENOMEM;
+		goto out_free_tx;
+	}
+	ret = ibtrs_clt_alloc_rx(path, rq);
+	if (ret)
+		goto out_unmap_tx;
+	for (i = 0; i < path->rx_num; i++) {
+		ret = ibtrs_clt_post_recv(&path->rx[i]);
+		if (ret)
+			goto out_free_rx;
+	}
+	return 0;
+
+out_free_rx:
+	ibtrs_clt_free_rx(path);
+out_unmap_tx:
+	ib_dma_unmap_single(dev, path->tx_dma, TRS_MAX_RECV_MSG,
+			    DMA_TO_DEVICE);
+out_free_tx:
+	kfree(path->tx);
+	path->tx = NULL;
+out_destroy_qp:
+	rdma_destroy_qp(path->cm_id);
+	path->qp = NULL;
+out_free_cq:
+	ib_free_cq(path->cq);
+	path->cq = NULL;
+out_free_pd:
+	ib_dealloc_pd(path->pd);
+	path->pd = NULL;
+	return ret;
+}
+
+/* Undo ibtrs_clt_create_ib() and the cm_id; the QP must be drained. */
+static void ibtrs_clt_destroy_ib(struct ibtrs_clt_path *path)
+{
+	if (path->mr_pool) {
+		ib_mr_pool_destroy(path->qp, &path->qp->rdma_mrs);
+		path->mr_pool = false;
+	}
+	if (path->qp) {
+		rdma_destroy_qp(path->cm_id);
+		path->qp = NULL;
+	}
+	if (path->cq) {
+		ib_free_cq(path->cq);
+		path->cq = NULL;
+	}
+	if (path->rx)
+		ibtrs_clt_free_rx(path);
+	if (path->tx) {
+		ib_dma_unmap_single(path->dev, path->tx_dma, TRS_MAX_RECV_MSG,
+				    DMA_TO_DEVICE);
+		kfree(path->tx);
+		path->tx = NULL;
+	}
+	if (path->pd) {
+		ib_dealloc_pd(path->pd);
+		path->pd = NULL;
+	}
+	if (path->cm_id) {
+		rdma_destroy_id(path->cm_id);
+		path->cm_id = NULL;
+	}
+}
+
+static int ibtrs_clt_route_resolved(struct ibtrs_clt_path *path)
+{
+	struct rdma_conn_param param = {};
+	struct trs_msg_conn_req req;
+	struct trs_conn_req_info ri = {};
+
+	ri.ver_major = TRS_PROTO_VER_MAJOR;
+	ri.ver_minor = TRS_PROTO_VER_MINOR;
+	ri.cid = 0;
+	ri.cid_num = 1;
+	ri.recon_cnt = path->recon_cnt;
+	ri.flags = TRS_CONN_F_FIRST;
+	memcpy(ri.sess_uuid, path->sess->uuid, TRS_UUID_LEN);
+	memcpy(ri.path_uuid, path->uuid, TRS_UUID_LEN);
+	trs_conn_req_encode(&req, &ri);
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.retry_count = 3;
+	param.rnr_retry_count = 7;
+	return rdma_connect_locked(path->cm_id, &param);
+}
+
+static void ibtrs_clt_cm_step_done(struct ibtrs_clt_path *path, int err)
+{
+	path->cm_err = err;
+	complete(&path->cm_done);
+}
+
+static int ibtrs_clt_cm_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *ev)
+{
+	struct ibtrs_clt_path *path = cm_id->context;
+	const char *why = "";
+	int err;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = ibtrs_clt_create_ib(path);
+		if (!err)
+			err = rdma_resolve_route(cm_id, IBTRS_CLT_CM_TMO_MS);
+		if (err)
+			ibtrs_clt_cm_step_done(path, err);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = ibtrs_clt_route_resolved(path);
+		if (err)
+			ibtrs_clt_cm_step_done(path, err);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		err = trs_conn_rsp_decode(ev->param.conn.private_data,
+					  ev->param.conn.private_data_len,
+					  &path->params, &why);
+		if (err)
+			ibtrs_clt_err(path, "bad accept: %s\n", why);
+		ibtrs_clt_cm_step_done(path, err);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		err = trs_conn_rsp_decode(ev->param.conn.private_data,
+					  ev->param.conn.private_data_len,
+					  &path->params, &why);
+		ibtrs_clt_err(path, "rejected: %s (%s)\n",
+			      err == -ECONNREFUSED ? why : "no IBTRS reject",
+			      rdma_reject_msg(cm_id, ev->status));
+		ibtrs_clt_cm_step_done(path, -ECONNREFUSED);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		ibtrs_clt_err(path, "CM event %s (%d)\n",
+			      rdma_event_msg(ev->event), ev->status);
+		ibtrs_clt_cm_step_done(path, -EHOSTUNREACH);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		ibtrs_clt_path_fail(path, rdma_event_msg(ev->event));
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		break;
+	default:
+		ibtrs_clt_err(path, "unexpected CM event %s (%d)\n",
+			      rdma_event_msg(ev->event), ev->status);
+		ibtrs_clt_path_fail(path, "unexpected CM event");
+		break;
+	}
+	return 0;
+}
+
+/* The accept of the first path sizes the session; later ones must agree. */
+static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	const struct trs_conn_params *p = &path->params;
+	u32 pages, hdr_len, i;
+	int ret;
+
+	if (p->queue_depth > max_queue_depth) {
+		ibtrs_clt_err(path, "server queue depth %u > max_queue_depth %u\n",
+			      p->queue_depth, max_queue_depth);
+		return -EINVAL;
+	}
+	if (p->max_usr_len < 1) {
+		ibtrs_clt_err(path, "server max_usr_len 0\n");
+		return -EINVAL;
+	}
+	pages = min_t(u32, p->chunk_size / PAGE_SIZE + 1,
+		      path->dev->attrs.max_fast_reg_page_list_len);
+	if (sess->sized) {
+		if (p->queue_depth != sess->queue_depth ||
+		    p->chunk_size != sess->chunk_size ||
+		    p->max_usr_len != sess->max_usr_len) {
+			ibtrs_clt_err(path, "accept differs from the session's (queue depth %u, chunk %u)\n",
+				      sess->queue_depth, sess->chunk_size);
+			return -EINVAL;
+		}
+		if (path->max_sge - 1 < sess->max_segs || pages < sess->max_segs) {
+			ibtrs_clt_err(path, "device takes fewer segments than the session's %u\n",
+				      sess->max_segs);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	hdr_len = sizeof(struct trs_msg_io_req) + p->max_usr_len;
+	sess->hdrs = kcalloc(p->queue_depth, hdr_len, GFP_KERNEL);
+	sess->ios = kcalloc(p->queue_depth, sizeof(*sess->ios), GFP_KERNEL);
+	sess->permit_map = kcalloc(TRS_BITMAP_WORDS(p->queue_depth),
+				   sizeof(u64), GFP_KERNEL);
+	if (!sess->hdrs || !sess->ios || !sess->permit_map) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = trs_permit_pool_init(&sess->permits, sess->permit_map,
+				   TRS_BITMAP_WORDS(p->queue_depth),
+				   p->queue_depth);
+	if (ret)
+		goto out_free;
+	for (i = 0; i < p->queue_depth; i++) {
+		struct ibtrs_clt_io *io = &sess->ios[i];
+
+		io->sess = sess;
+		io->id = i;
+		io->hdr = sess->hdrs + (size_t)i * hdr_len;
+		io->send_cqe.done = ibtrs_clt_send_done;
+		io->inv_cqe.done = ibtrs_clt_inv_done;
+	}
+	sess->chunk_size = p->chunk_size;
+	sess->max_usr_len = p->max_usr_len;
+	sess->slot_size = p->chunk_size + p->hdr_area;
+	sess->max_segs = min(path->max_sge - 1, pages);
+	WRITE_ONCE(sess->queue_depth, p->queue_depth);
+	sess->sized = true;
+	return 0;
+
+out_free:
+	kfree(sess->hdrs);
+	kfree(sess->ios);
+	kfree(sess->permit_map);
+	sess->hdrs = NULL;
+	sess->ios = NULL;
+	sess->permit_map = NULL;
+	return ret;
+}
+
+static int ibtrs_clt_send_info_req(struct ibtrs_clt_path *path)
+{
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+
+	trs_info_req_encode(path->tx, path->sess->sessname);
+	ib_dma_sync_single_for_device(path->dev, path->tx_dma,
+				      sizeof(struct trs_msg_info_req),
+				      DMA_TO_DEVICE);
+	sge.addr = path->tx_dma;
+	sge.length = sizeof(struct trs_msg_info_req);
+	sge.lkey = path->pd->local_dma_lkey;
+	wr.wr_cqe = &path->ctl_cqe;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ib_post_send(path->qp, &wr, NULL);
+}
+
+/* Connect @path and join the session; process context. */
+static int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	struct sockaddr *src = NULL;
+	unsigned long flags;
+	int ret;
+
+	init_completion(&path->cm_done);
+	init_completion(&path->info_done);
+	atomic_set(&path->failing, 0);
+	path->cm_err = -ETIMEDOUT;
+	spin_lock_irqsave(&sess->lock, flags);
+	path->state = IBTRS_CLT_PATH_CONNECTING;
+	spin_unlock_irqrestore(&sess->lock, flags);
+
+	path->cm_id = rdma_create_id(&init_net, ibtrs_clt_cm_handler, path,
+				     RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(path->cm_id)) {
+		ret = PTR_ERR(path->cm_id);
+		path->cm_id = NULL;
+		goto out_idle;
+	}
+	ret = rdma_set_ack_timeout(path->cm_id, 14);
+	if (ret)
+		goto out_destroy;
+	if (path->addr.src.ss_family != AF_UNSPEC)
+		src = (struct sockaddr *)&path->addr.src;
+	ret = rdma_resolve_addr(path->cm_id, src,
+				(struct sockaddr *)&path->addr.dst,
+				IBTRS_CLT_CM_TMO_MS);
+	if (ret)
+		goto out_destroy;
+	if (!wait_for_completion_timeout(&path->cm_done,
+					 msecs_to_jiffies(3 * IBTRS_CLT_CM_TMO_MS)))
+		ret = -ETIMEDOUT;
+	else
+		ret = path->cm_err;
+	if (ret)
+		goto out_disconnect;
+
+	ret = ibtrs_clt_sess_size(path);
+	if (ret)
+		goto out_disconnect;
+	ret = ib_mr_pool_init(path->qp, &path->qp->rdma_mrs,
+			      sess->queue_depth, IB_MR_TYPE_MEM_REG,
+			      sess->max_segs, 0);
+	if (ret)
+		goto out_disconnect;
+	path->mr_pool = true;
+
+	ret = ibtrs_clt_send_info_req(path);
+	if (ret)
+		goto out_disconnect;
+	if (!wait_for_completion_timeout(&path->info_done,
+					 msecs_to_jiffies(IBTRS_CLT_CM_TMO_MS)))
+		ret = -ETIMEDOUT;
+	else
+		ret = path->info_err;
+	if (ret)
+		goto out_disconnect;
+
+	spin_lock_irqsave(&path->lock, flags);
+	trs_hb_start(&path->hb, hb_interval_ms, hb_missed_max,
+		     ibtrs_clt_now_us());
+	path->lat_ewma = 0;
+	spin_unlock_irqrestore(&path->lock, flags);
+	spin_lock_irqsave(&sess->lock, flags);
+	if (path->state == IBTRS_CLT_PATH_CONNECTING) {
+		path->state = IBTRS_CLT_PATH_CONNECTED;
+		sess->mp[path->idx].usable = true;
+		sess->mp[path->idx].inflight = 0;
+		sess->mp[path->idx].lat_ewma = 0;
+	} else {
+		ret = -ECONNRESET;
+	}
+	spin_unlock_irqrestore(&sess->lock, flags);
+	if (ret)
+		goto out_disconnect;
+	queue_delayed_work(ibtrs_clt_wq, &path->hb_work, 0);
+	ibtrs_clt_info(path, "connected (queue depth %u, chunk %u, %d segments)\n",
+		       sess->queue_depth, sess->chunk_size, sess->max_segs);
+	return 0;
+
+out_disconnect:
+	rdma_disconnect(path->cm_id);
+	if (path->qp)
+		ib_drain_qp(path->qp);
+out_destroy:
+	ibtrs_clt_destroy_ib(path);
+out_idle:
+	spin_lock_irqsave(&sess->lock, flags);
+	path->state = IBTRS_CLT_PATH_IDLE;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	ibtrs_clt_err(path, "cannot connect: %d\n", ret);
+	return ret;
+}
+
+/*
+ * Tear a failed (or closing) path down: disconnect, drain, end the IO
+ * that will never be answered, free. Process context.
+ */
+static void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	struct ibtrs_clt_io *io;
+	unsigned long flags;
+	LIST_HEAD(dead);
+	u32 i;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	path->state = IBTRS_CLT_PATH_FAILED;
+	sess->mp[path->idx].usable = false;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	cancel_delayed_work_sync(&path->hb_work);
+	if (!path->cm_id)
+		goto out_idle;
+	rdma_disconnect(path->cm_id);
+	ib_drain_qp(path->qp);
+	/* all completions of the QP are in: no answer comes any more */
+	for (i = 0; i < sess->queue_depth; i++) {
+		bool orphan;
+
+		io = &sess->ios[i];
+		spin_lock_irqsave(&sess->lock, flags);
+		orphan = io->inflight && io->path == path && !io->answered;
+		if (orphan) {
+			io->answered = true;
+			io->status = -EIO;
+		}
+		spin_unlock_irqrestore(&sess->lock, flags);
+		if (orphan)
+			ibtrs_clt_io_put(io);
+	}
+	WARN_ON_ONCE(atomic_read(&path->inflight));
+	ibtrs_clt_destroy_ib(path);
+out_idle:
+	spin_lock_irqsave(&sess->lock, flags);
+	path->state = IBTRS_CLT_PATH_IDLE;
+	spin_unlock_irqrestore(&sess->lock, flags);
+}
+
+static void ibtrs_clt_err_work(struct work_struct *work)
+{
+	struct ibtrs_clt_path *path = container_of(work, struct ibtrs_clt_path,
+						   err_work);
+
+	ibtrs_clt_path_down(path);
+	ibtrs_clt_info(path, "closed (reqs %lld, answers %lld, local invalidations %lld)\n",
+		       atomic64_read(&path->reqs), atomic64_read(&path->rsps),
+		       atomic64_read(&path->local_invs));
+}
+
+/* ---------------------------------------------------------------- */
+/* Requests                                                          */
+
+int ibtrs_clt_get_permit(struct ibtrs_clt_sess *sess)
+{
+	unsigned long flags;
+	int id;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	id = trs_permit_get(&sess->permits);
+	spin_unlock_irqrestore(&sess->lock, flags);
+	return id;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_get_permit);
+
+void ibtrs_clt_put_permit(struct ibtrs_clt_sess *sess, int permit)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	ret = trs_permit_put(&sess->permits, permit);
+	spin_unlock_irqrestore(&sess->lock, flags);
+	WARN_ONCE(ret, "ibtrs-client: put of permit %d: %d\n", permit, ret);
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_put_permit);
+
+/* Map and post @io on @path. Under sess->lock. */
+static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
+			     struct ibtrs_clt_path *path, size_t usrlen)
+{
+	struct ibtrs_clt_sess *sess = io->sess;
+	struct ib_device *dev = path->dev;
+	struct trs_io_req_info ri = {};
+	struct ib_reg_wr reg_wr = {};
+	struct ib_rdma_wr wr = {};
+	const struct ib_send_wr *first = &wr.wr;
+	u64 slot = path->info.pool_addr + (u64)io->id * sess->slot_size;
+	int nsge = 0, i, n, ret;
+
+	io->nents = 0;
+	if (io->sg_cnt) {
+		n = ib_dma_map_sg(dev, io->sg, io->sg_cnt,
+				  io->dir == IBTRS_CLT_READ ? DMA_FROM_DEVICE :
+				  DMA_TO_DEVICE);
+		if (!n)
+			return -ENOMEM;
+		io->nents = n;
+	}
+	ri.type = io->dir == IBTRS_CLT_READ ? TRS_MSG_IO_READ :
+		  TRS_MSG_IO_WRITE;
+	ri.usr_len = usrlen;
+	ri.seq = ++sess->seq;
+	if (io->dir == IBTRS_CLT_READ && io->nents) {
+		io->mr = ib_mr_pool_get(path->qp, &path->qp->rdma_mrs);
+		if (!io->mr) {
+			ret = -EAGAIN;
+			goto out_unmap_sg;
+		}
+		ib_update_fast_reg_key(io->mr, ib_inc_rkey(io->mr->rkey));
+		n = ib_map_mr_sg(io->mr, io->sg, io->nents, NULL, PAGE_SIZE);
+		if (n != io->nents || io->mr->length != io->datalen) {
+			ret = -EINVAL;
+			goto out_put_mr;
+		}
+		reg_wr.wr.opcode = IB_WR_REG_MR;
+		reg_wr.wr.wr_cqe = &path->reg_cqe;
+		reg_wr.wr.next = &wr.wr;
+		reg_wr.mr = io->mr;
+		reg_wr.key = io->mr->rkey;
+		/* exactly the IO buffer, writable by the server, this IO only */
+		reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		first = &reg_wr.wr;
+		ri.flags = TRS_IO_F_NEED_INV;
+		ri.sg_cnt = 1;
+		ri.raddr = io->mr->iova;
+		ri.rkey = io->mr->rkey;
+		ri.rlen = io->datalen;
+	} else if (io->dir == IBTRS_CLT_WRITE) {
+		struct scatterlist *sg;
+
+		ri.data_len = io->datalen;
+		for_each_sg(io->sg, sg, io->nents, i) {
+			io->sge[nsge].addr = sg_dma_address(sg);
+			io->sge[nsge].length = sg_dma_len(sg);
+			io->sge[nsge].lkey = path->pd->local_dma_lkey;
+			nsge++;
+		}
+	}
+	trs_io_req_encode(io->hdr, &ri);
+	io->hdr_len = sizeof(struct trs_msg_io_req) + usrlen;
+	io->hdr_dma = ib_dma_map_single(dev, io->hdr, io->hdr_len,
+					DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(dev, io->hdr_dma)) {
+		ret = -ENOMEM;
+		goto out_put_mr;
+	}
+	io->sge[nsge].addr = io->hdr_dma;
+	io->sge[nsge].length = io->hdr_len;
+	io->sge[nsge].lkey = path->pd->local_dma_lkey;
+	nsge++;
+
+	wr.wr.wr_cqe = &io->send_cqe;
+	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.ex.imm_data = cpu_to_be32(trs_to_imm(TRS_IMM_IO_REQ, io->id, 0));
+	wr.wr.sg_list = io->sge;
+	wr.wr.num_sge = nsge;
+	/* write data right-aligned before the header: one WRITE for both */
+	wr.remote_addr = slot + sess->chunk_size - ri.data_len;
+	wr.rkey = path->info.pool_rkey;
+
+	atomic_set(&io->ref, 2);	/* send completion + answer */
+	io->start_us = ibtrs_clt_now_us();
+	ret = ib_post_send(path->qp, first, NULL);
+	if (ret)
+		goto out_unmap_hdr;
+	atomic64_inc(&path->reqs);
+	if (io->mr)
+		atomic64_inc(&path->reg_wrs);
+	return 0;
+
+out_unmap_hdr:
+	ib_dma_unmap_single(dev, io->hdr_dma, io->hdr_len, DMA_TO_DEVICE);
+out_put_mr:
+	if (io->mr) {
+		ib_mr_pool_put(path->qp, &path->qp->rdma_mrs, io->mr);
+		io->mr = NULL;
+	}
+out_unmap_sg:
+	if (io->nents)
+		ib_dma_unmap_sg(dev, io->sg, io->sg_cnt,
+				io->dir == IBTRS_CLT_READ ? DMA_FROM_DEVICE :
+				DMA_TO_DEVICE);
+	io->nents = 0;
+	return ret;
+}
+
+int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
+		      int permit, const void *usr, size_t usrlen,
+		      struct scatterlist *sg, unsigned int sg_cnt,
+		      u32 datalen, ibtrs_clt_conf_fn conf, void *priv)
+{
+	struct ibtrs_clt_io *io;
+	struct ibtrs_clt_path *path;
+	unsigned long flags;
+	int idx, ret;
+
+	if (permit < 0 || permit >= sess->queue_depth ||
+	    usrlen > sess->max_usr_len || datalen > sess->chunk_size ||
+	    sg_cnt > sess->max_segs || (!sg_cnt != !datalen))
+		return -EINVAL;
+	io = &sess->ios[permit];
+	io->dir = dir;
+	io->sg = sg;
+	io->sg_cnt = sg_cnt;
+	io->datalen = datalen;
+	io->conf = conf;
+	io->priv = priv;
+	io->status = 0;
+	io->answered = false;
+	io->mr = NULL;
+	memcpy(io->hdr + sizeof(struct trs_msg_io_req), usr, usrlen);
+
+	spin_lock_irqsave(&sess->lock, flags);
+	if (WARN_ON_ONCE(io->inflight ||
+			 !trs_permit_is_held(&sess->permits, permit))) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	idx = trs_mp_select(mp_policy, sess->mp, sess->npaths,
+			    &sess->rr_cursor, 0);
+	if (idx < 0) {
+		ret = -ENOTCONN;
+		goto out_unlock;
+	}
+	path = &sess->paths[idx];
+	io->path = path;
+	ret = ibtrs_clt_io_post(io, path, usrlen);
+	if (ret)
+		goto out_unlock;
+	io->inflight = true;
+	sess->mp[idx].inflight++;
+	atomic_inc(&path->inflight);
+out_unlock:
+	spin_unlock_irqrestore(&sess->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_request);
+
+/* ---------------------------------------------------------------- */
+/* Sessions                                                          */
+
+static void ibtrs_clt_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibtrs_clt_path *path = cq->cq_context;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		ibtrs_clt_wr_error(path, wc, "REG_MR");
+}
+
+struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
+				      const struct ibtrs_clt_addr *paths,
+				      int npaths, u16 port)
+{
+	struct ibtrs_clt_sess *sess;
+	int i, up = 0, ret = -ENOTCONN;
+
+	if (npaths < 1 || npaths > IBTRS_CLT_MAX_PATHS ||
+	    strlen(sessname) >= TRS_SESSNAME_MAX || !*sessname)
+		return ERR_PTR(-EINVAL);
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return ERR_PTR(-ENOMEM);
+	sess->paths = kcalloc(npaths, sizeof(*sess->paths), GFP_KERNEL);
+	if (!sess->paths) {
+		kfree(sess);
+		return ERR_PTR(-ENOMEM);
+	}
+	strscpy(sess->sessname, sessname, sizeof(sess->sessname));
+	generate_random_uuid(sess->uuid);
+	sess->port = port;
+	sess->npaths = npaths;
+	spin_lock_init(&sess->lock);
+	for (i = 0; i < npaths; i++) {
+		struct ibtrs_clt_path *path = &sess->paths[i];
+
+		path->sess = sess;
+		path->idx = i;
+		path->addr = paths[i];
+		if (path->addr.dst.ss_family == AF_INET)
+			((struct sockaddr_in *)&path->addr.dst)->sin_port =
+				htons(port);
+		else
+			((struct sockaddr_in6 *)&path->addr.dst)->sin6_port =
+				htons(port);
+		generate_random_uuid(path->uuid);
+		spin_lock_init(&path->lock);
+		path->ctl_cqe.done = ibtrs_clt_ctl_done;
+		path->reg_cqe.done = ibtrs_clt_reg_done;
+		INIT_DELAYED_WORK(&path->hb_work, ibtrs_clt_hb_work);
+		INIT_WORK(&path->err_work, ibtrs_clt_err_work);
+	}
+	for (i = 0; i < npaths; i++) {
+		ret = ibtrs_clt_path_connect(&sess->paths[i]);
+		if (!ret)
+			up++;
+	}
+	if (!up) {
+		ibtrs_clt_close(sess);
+		return ERR_PTR(ret);
+	}
+	pr_info("sess %s: open, %d of %d paths connected\n", sess->sessname,
+		up, npaths);
+	return sess;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_open);
+
+void ibtrs_clt_close(struct ibtrs_clt_sess *sess)
+{
+	int i;
+
+	for (i = 0; i < sess->npaths; i++) {
+		struct ibtrs_clt_path *path = &sess->paths[i];
+
+		atomic_set(&path->failing, 1);	/* no error work from now */
+		flush_work(&path->err_work);
+		ibtrs_clt_path_down(path);
+	}
+	pr_info("sess %s: closed\n", sess->sessname);
+	kfree(sess->hdrs);
+	kfree(sess->ios);
+	kfree(sess->permit_map);
+	kfree(sess->paths);
+	kfree(sess);
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_close);
+
+u32 ibtrs_clt_queue_depth(const struct ibtrs_clt_sess *sess)
+{
+	return sess->queue_depth;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_queue_depth);
+
+u32 ibtrs_clt_max_io_size(const struct ibtrs_clt_sess *sess)
+{
+	return sess->chunk_size;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_max_io_size);
+
+u32 ibtrs_clt_max_segments(const struct ibtrs_clt_sess *sess)
+{
+	return sess->max_segs;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_max_segments);
+
+u32 ibtrs_clt_max_usr_len(const struct ibtrs_clt_sess *sess)
+{
+	return sess->max_usr_len;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_max_usr_len);
+
+int ibtrs_clt_paths_up(const struct ibtrs_clt_sess *sess)
+{
+	int i, n = 0;
+
+	for (i = 0; i < sess->npaths; i++)
+		n += READ_ONCE(sess->paths[i].state) == IBTRS_CLT_PATH_CONNECTED;
+	return n;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_paths_up);
+
+const char *ibtrs_clt_sessname(const struct ibtrs_clt_sess *sess)
+{
+	return sess->sessname;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_sessname);
+
+static const char *const ibtrs_clt_state_names[] = {
+	[IBTRS_CLT_PATH_IDLE] = "idle",
+	[IBTRS_CLT_PATH_CONNECTING] = "connecting",
+	[IBTRS_CLT_PATH_CONNECTED] = "connected",
+	[IBTRS_CLT_PATH_FAILED] = "failed",
+};
+
+int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
+			 size_t size)
+{
+	int i, n = 0;
+
+	for (i = 0; i < sess->npaths; i++) {
+		const struct ibtrs_clt_path *p = &sess->paths[i];
+
+		n += scnprintf(buf + n, size - n,
+			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld inflight=%d\n",
+			       &p->addr.dst,
+			       ibtrs_clt_state_names[READ_ONCE(p->state)],
+			       atomic64_read(&p->reqs), atomic64_read(&p->rsps),
+			       atomic64_read(&p->reg_wrs),
+			       atomic64_read(&p->local_invs),
+			       atomic64_read(&p->hb_sent), p->hb_rtt_us,
+			       atomic64_read(&p->proto_errors),
+			       atomic_read(&p->inflight));
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_paths_show);
+
+int ibtrs_clt_parse_path(const char *s, struct ibtrs_clt_addr *addr)
+{
+	char buf[INET6_ADDRSTRLEN + 1 + INET6_ADDRSTRLEN + 1];
+	char *at, *dst = buf;
+
+	memset(addr, 0, sizeof(*addr));
+	if (strscpy(buf, s, sizeof(buf)) < 0)
+		return -EINVAL;
+	at = strchr(buf, '@');
+	if (at) {
+		*at = '\0';
+		dst = at + 1;
+		if (inet_pton_with_scope(&init_net, AF_UNSPEC, buf, NULL,
+					 &addr->src))
+			return -EINVAL;
+	}
+	if (inet_pton_with_scope(&init_net, AF_UNSPEC, dst, NULL, &addr->dst))
+		return -EINVAL;
+	if (at && addr->src.ss_family != addr->dst.ss_family)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_parse_path);
+
+static int __init ibtrs_clt_init(void)
+{
+	if (max_queue_depth < 1 || max_queue_depth >= TRS_MAX_QUEUE_DEPTH ||
+	    !hb_interval_ms || !hb_missed_max ||
+	    mp_policy < 0 || mp_policy >= TRS_MP_MAX) {
+		pr_err("invalid module parameter\n");
+		return -EINVAL;
+	}
+	ibtrs_clt_wq = alloc_workqueue("ibtrs_clt", WQ_MEM_RECLAIM, 0);
+	if (!ibtrs_clt_wq)
+		return -ENOMEM;
+	return 0;
+}
+
+static void __exit ibtrs_clt_exit(void)
+{
+	destroy_workqueue(ibtrs_clt_wq);
+}
+
+module_init(ibtrs_clt_init);
+module_exit(ibtrs_clt_exit);
+MODULE_DESCRIPTION("IBTRS client transport");
+MODULE_LICENSE("GPL");
