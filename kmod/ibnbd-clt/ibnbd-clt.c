@@ -366,12 +366,6 @@ static const struct blk_mq_ops ibnbd_clt_mq_ops = {
 	.timeout = ibnbd_clt_timeout,
 };
 
-/* Sectors to bytes in 32 bits: 2^23 sectors and more saturate. */
-static u32 ibnbd_clt_sectors(u32 sectors, u32 cap)
-{
-	return min(sectors, cap);
-}
-
 static void ibnbd_clt_set_limits(struct ibnbd_clt_dev *dev)
 {
 	const struct ibnbd_msg_open_rsp *rsp = &dev->rsp;
@@ -381,6 +375,8 @@ static void ibnbd_clt_set_limits(struct ibnbd_clt_dev *dev)
 			      ibtrs_clt_max_io_size(dev->sess->trs) >>
 			      SECTOR_SHIFT);
 	u16 pbs = le16_to_cpu(rsp->physical_block_size);
+	u32 max_discard = le32_to_cpu(rsp->max_discard_sectors);
+	u32 max_wz = le32_to_cpu(rsp->max_write_zeroes_sectors);
 
 	blk_queue_logical_block_size(q, le16_to_cpu(rsp->logical_block_size));
 	blk_queue_physical_block_size(q, pbs ? pbs :
@@ -391,21 +387,15 @@ static void ibnbd_clt_set_limits(struct ibnbd_clt_dev *dev)
 	blk_queue_virt_boundary(q, PAGE_SIZE - 1);
 	blk_queue_write_cache(q, flags & IBNBD_DEV_FLUSH,
 			      flags & IBNBD_DEV_FUA);
-	if ((flags & IBNBD_DEV_DISCARD) &&
-	    le32_to_cpu(rsp->max_discard_sectors)) {
-		blk_queue_max_discard_sectors(q,
-			ibnbd_clt_sectors(le32_to_cpu(rsp->max_discard_sectors),
-					  UINT_MAX >> SECTOR_SHIFT));
+	if ((flags & IBNBD_DEV_DISCARD) && max_discard) {
+		blk_queue_max_discard_sectors(q, max_discard);
 		q->limits.discard_granularity =
 			le32_to_cpu(rsp->discard_granularity);
 		q->limits.discard_alignment =
 			le32_to_cpu(rsp->discard_alignment);
 	}
-	if ((flags & IBNBD_DEV_WRITE_ZEROES) &&
-	    le32_to_cpu(rsp->max_write_zeroes_sectors))
-		blk_queue_max_write_zeroes_sectors(q,
-			ibnbd_clt_sectors(le32_to_cpu(rsp->max_write_zeroes_sectors),
-					  UINT_MAX >> SECTOR_SHIFT));
+	if ((flags & IBNBD_DEV_WRITE_ZEROES) && max_wz)
+		blk_queue_max_write_zeroes_sectors(q, max_wz);
 	if (flags & IBNBD_DEV_ROTATIONAL)
 		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
 	else
@@ -812,7 +802,8 @@ out_free_opts:
 static ssize_t map_device_show(struct device *d, struct device_attribute *attr,
 			       char *buf)
 {
-	return sysfs_emit(buf, "Usage: echo \"sessname=<name> path=<[src@]dst> [path=<[src@]dst>] device_path=<path> [access_mode=<ro|rw|migration>]\" > %s\n",
+	return sysfs_emit(buf, "Usage: echo \"%s\" > %s\n",
+			  "sessname=<name> path=<[src@]dst> [path=...] device_path=<path> [access_mode=<ro|rw|migration>]",
 			  attr->attr.name);
 }
 

@@ -213,7 +213,7 @@ struct ibtrs_clt_path {
 	struct trs_conn_params params;
 	struct trs_info info;
 	u32 max_sge;
-	spinlock_t lock;
+	spinlock_t lock;	/* @hb, @hb_rtt_us, @lat_ewma */
 	struct trs_hb hb;
 	u64 hb_rtt_us;
 	u64 lat_ewma;
@@ -263,7 +263,7 @@ struct ibtrs_clt_sess {
 	u32 max_usr_len;
 	u32 slot_size;
 	u32 max_segs;
-	spinlock_t lock;
+	spinlock_t lock;	/* permits, IO and path states, posting */
 	struct trs_permit_pool permits;
 	u64 *permit_map;
 	struct ibtrs_clt_io *ios;
@@ -274,11 +274,19 @@ struct ibtrs_clt_sess {
 };
 
 #define ibtrs_clt_err(path, fmt, ...)					\
-	pr_err("sess %s path %pISp: " fmt, (path)->sess->sessname,	\
-	       &(path)->addr.dst, ##__VA_ARGS__)
+	do {								\
+		const struct ibtrs_clt_path *_p = (path);		\
+									\
+		pr_err("sess %s path %pISp: " fmt, _p->sess->sessname,	\
+		       &_p->addr.dst, ##__VA_ARGS__);			\
+	} while (0)
 #define ibtrs_clt_info(path, fmt, ...)					\
-	pr_info("sess %s path %pISp: " fmt, (path)->sess->sessname,	\
-		&(path)->addr.dst, ##__VA_ARGS__)
+	do {								\
+		const struct ibtrs_clt_path *_p = (path);		\
+									\
+		pr_info("sess %s path %pISp: " fmt, _p->sess->sessname, \
+			&_p->addr.dst, ##__VA_ARGS__);			\
+	} while (0)
 
 static u64 ibtrs_clt_now_us(void)
 {
