@@ -35,6 +35,7 @@
 #define IBTRS_ACK_TIMEOUT	14	/* 4.096 us * 2^14 = 67 ms per retry */
 #define IBTRS_RSP_SLOT		32	/* bytes per chunk for its IO_RSP */
 #define IBTRS_JOIN_GRACE_US	(10ULL * USEC_PER_SEC)
+#define IBTRS_DISC_WAIT_MS	1000	/* for the peer's DREP at teardown */
 
 static ushort port = 1234;
 module_param(port, ushort, 0444);
@@ -123,6 +124,8 @@ struct ibtrs_srv_iu {
  * @tx_dma: see @tx.
  * @tx_len: see @tx.
  * @send_cqe: completion of every answer and of INFO_RSP.
+ * @cm_done: the CM reported the end of the connection (DISCONNECTED,
+ *	TIMEWAIT_EXIT, an error or DEVICE_REMOVAL).
  * @hdr: private copy of a request's header area (the client can still
  *	write the chunk while it is validated); used by this CQ's work only.
  */
@@ -140,6 +143,7 @@ struct ibtrs_srv_con {
 	u64 tx_dma;
 	size_t tx_len;
 	struct ib_cqe send_cqe;
+	struct completion cm_done;
 	u8 *hdr;
 };
 
@@ -1183,6 +1187,15 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].cm_id)
 			rdma_disconnect(path->cons[i].cm_id);
+	/*
+	 * Destroying a cm_id cancels a DREQ still queued: give the peer's
+	 * DREP (a round trip) a moment, so the client learns of the close
+	 * now and not from its heartbeat. A dead peer costs the timeout.
+	 */
+	for (i = 0; i < path->ncons; i++)
+		if (path->cons[i].cm_id)
+			wait_for_completion_timeout(&path->cons[i].cm_done,
+						    msecs_to_jiffies(IBTRS_DISC_WAIT_MS));
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].qp)
 			ib_drain_qp(path->cons[i].qp);
@@ -1373,6 +1386,7 @@ found:
 	con->path = path;
 	con->cid = in.cid;
 	con->cm_id = id;
+	init_completion(&con->cm_done);
 	err = ibtrs_srv_con_create(con);
 	if (err)
 		goto out_fail_con;
@@ -1421,11 +1435,14 @@ static int ibtrs_srv_cm_handler(struct rdma_cm_id *id,
 	con = id->context;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
+		break;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		complete(&con->cm_done);
 		break;
 	default:
 		ibtrs_srv_path_fail(con->path, "%s (status %d)",
 				    rdma_event_msg(ev->event), ev->status);
+		complete(&con->cm_done);
 	}
 	return 0;
 }

@@ -29,10 +29,10 @@ declare -A reason=(
 setup_nullb
 kmod_load
 
-# the good client: ~10 s of verified writes at 4 MiB/s over both paths
+# the good client: ~15 s of verified writes at 4 MiB/s over both paths
 FIO_TIMEOUT=120
 run_fio good --paths="$(fio_paths 2)" --devpath=nullb0 --rw=randwrite \
-	--bs=4k --iodepth=8 --size=40m --rate=4m --verify=crc32c \
+	--bs=4k --iodepth=8 --size=60m --rate=4m --verify=crc32c \
 	--do_verify=1 --verify_fatal=1 &
 FIO=$!
 for i in $(seq 1 100); do
