@@ -66,8 +66,10 @@ enum ibnbd_clt_dev_state {
  * @sess: the session.
  * @path: the server's device path.
  * @mode: access mode asked for.
- * @state: &enum ibnbd_clt_dev_state (under ibnbd_clt_mutex).
- * @open_cnt: opens of the block device (under ibnbd_clt_mutex).
+ * @lock: @state and @open_cnt (not ibnbd_clt_mutex: add_disk() opens the
+ *	device to scan it while the mapping holds that one).
+ * @state: &enum ibnbd_clt_dev_state.
+ * @open_cnt: opens of the block device.
  * @device_id: the server's handle.
  * @rsp: the server's OPEN_RSP (geometry).
  * @max_segs: data segments per request.
@@ -81,6 +83,7 @@ struct ibnbd_clt_dev {
 	struct ibnbd_clt_sess *sess;
 	char path[IBNBD_DEV_PATH_MAX];
 	enum ibnbd_access_mode mode;
+	struct mutex lock;
 	enum ibnbd_clt_dev_state state;
 	int open_cnt;
 	u32 device_id;
@@ -246,12 +249,12 @@ static int ibnbd_clt_open(struct block_device *bdev, fmode_t mode)
 	struct ibnbd_clt_dev *dev = bdev->bd_disk->private_data;
 	int ret = 0;
 
-	mutex_lock(&ibnbd_clt_mutex);
+	mutex_lock(&dev->lock);
 	if (dev->state != IBNBD_CLT_DEV_MAPPED)
 		ret = -ENXIO;
 	else
 		dev->open_cnt++;
-	mutex_unlock(&ibnbd_clt_mutex);
+	mutex_unlock(&dev->lock);
 	return ret;
 }
 
@@ -259,9 +262,9 @@ static void ibnbd_clt_release(struct gendisk *disk, fmode_t mode)
 {
 	struct ibnbd_clt_dev *dev = disk->private_data;
 
-	mutex_lock(&ibnbd_clt_mutex);
+	mutex_lock(&dev->lock);
 	dev->open_cnt--;
-	mutex_unlock(&ibnbd_clt_mutex);
+	mutex_unlock(&dev->lock);
 }
 
 static const struct block_device_operations ibnbd_clt_fops = {
@@ -561,18 +564,20 @@ static int ibnbd_clt_unmap(struct ibnbd_clt_dev *dev, bool force,
 {
 	int ret;
 
-	mutex_lock(&ibnbd_clt_mutex);
+	mutex_lock(&dev->lock);
 	if (dev->state != IBNBD_CLT_DEV_MAPPED) {
-		mutex_unlock(&ibnbd_clt_mutex);
+		mutex_unlock(&dev->lock);
 		return -EALREADY;
 	}
 	if (dev->open_cnt && !force) {
 		pr_err("%s: in use (%d opens); unmap_device force\n",
 		       dev->disk->disk_name, dev->open_cnt);
-		mutex_unlock(&ibnbd_clt_mutex);
+		mutex_unlock(&dev->lock);
 		return -EBUSY;
 	}
 	dev->state = IBNBD_CLT_DEV_UNMAPPING;
+	mutex_unlock(&dev->lock);
+	mutex_lock(&ibnbd_clt_mutex);
 	list_del(&dev->list);
 	mutex_unlock(&ibnbd_clt_mutex);
 
@@ -743,6 +748,7 @@ static ssize_t map_device_store(struct device *d, struct device_attribute *attr,
 		goto out_free_opts;
 	}
 	kobject_init(&dev->kobj, &ibnbd_clt_dev_ktype);
+	mutex_init(&dev->lock);
 	strscpy(dev->path, o->path, sizeof(dev->path));
 	dev->mode = o->mode;
 	ret = ida_alloc(&ibnbd_clt_ida, GFP_KERNEL);
