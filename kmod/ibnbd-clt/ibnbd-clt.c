@@ -83,7 +83,7 @@ struct ibnbd_clt_dev {
 	struct ibnbd_clt_sess *sess;
 	char path[IBNBD_DEV_PATH_MAX];
 	enum ibnbd_access_mode mode;
-	struct mutex lock;
+	struct mutex lock;	/* @state, @open_cnt */
 	enum ibnbd_clt_dev_state state;
 	int open_cnt;
 	u32 device_id;

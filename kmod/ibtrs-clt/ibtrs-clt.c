@@ -16,8 +16,13 @@
  * Pure protocol code (encode/validate, the receive prologue, heartbeat,
  * permits, path selection) is trs/common/, compiled unchanged.
  *
- * Not yet: reconnect of a failed path and failover of its IO (in-flight IO
- * of a failed path fails with -EIO), several connections per path.
+ * A failed path is torn down in process context; its unanswered IO is
+ * re-posted on another path with the same chunk id (failover) and the path
+ * reconnects with backoff (trs/common/backoff.c). With every path down new
+ * IO gets -EAGAIN for ctrl_loss_tmo_ms, then -ENOTCONN.
+ *
+ * Not yet: several connections per path; IO of a failed path finds no
+ * other path -> -EIO (it is not queued until a reconnect).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,6 +30,7 @@
 #include <linux/slab.h>
 #include <linux/inet.h>
 #include <linux/uuid.h>
+#include <linux/random.h>
 #include <linux/workqueue.h>
 #include <linux/delay.h>
 #include <rdma/ib_verbs.h>
@@ -53,6 +59,18 @@ MODULE_PARM_DESC(hb_interval_ms, "heartbeat interval (default 500)");
 static uint hb_missed_max = 3;
 module_param(hb_missed_max, uint, 0444);
 MODULE_PARM_DESC(hb_missed_max, "silent intervals before a path fails (default 3)");
+
+static uint reconnect_min_ms = 1000;
+module_param(reconnect_min_ms, uint, 0444);
+MODULE_PARM_DESC(reconnect_min_ms, "first reconnect delay (default 1000, doubles per attempt)");
+
+static uint reconnect_max_ms = 30000;
+module_param(reconnect_max_ms, uint, 0444);
+MODULE_PARM_DESC(reconnect_max_ms, "largest reconnect delay (default 30000)");
+
+static uint ctrl_loss_tmo_ms = 30000;
+module_param(ctrl_loss_tmo_ms, uint, 0444);
+MODULE_PARM_DESC(ctrl_loss_tmo_ms, "with every path down, new IO waits this long, then fails (default 30000)");
 
 static int mp_policy = TRS_MP_ROUND_ROBIN;
 module_param(mp_policy, int, 0444);
@@ -112,6 +130,7 @@ struct ibtrs_clt_iu {
  * @nents: mapped entries of @sg (0: not mapped).
  * @dir: &enum ibtrs_clt_dir.
  * @datalen: bytes of data.
+ * @usrlen: bytes of user header in @hdr.
  * @status: result given to @conf.
  * @start_us: when the request was posted (latency average).
  * @conf: the caller's completion.
@@ -136,6 +155,7 @@ struct ibtrs_clt_io {
 	int nents;
 	enum ibtrs_clt_dir dir;
 	u32 datalen;
+	u32 usrlen;
 	int status;
 	u64 start_us;
 	ibtrs_clt_conf_fn conf;
@@ -177,6 +197,8 @@ struct ibtrs_clt_io {
  * @lat_ewma: IO latency average (trs/common/mp.c).
  * @hb_work: heartbeat tick.
  * @err_work: tears a failed path down (process context).
+ * @reco_work: reconnects a path that is down.
+ * @reco_attempt: reconnect attempts since the path was last up.
  * @failing: the error work was queued.
  * @inflight: IOs posted on the path and not ended.
  * @reqs: requests posted.
@@ -185,6 +207,8 @@ struct ibtrs_clt_io {
  * @local_invs: LOCAL_INVs posted (answers without remote invalidation).
  * @hb_sent: heartbeats sent.
  * @proto_errors: protocol violations seen.
+ * @failovers: IOs re-posted on another path after this one failed.
+ * @reconnects: successful reconnects.
  */
 struct ibtrs_clt_path {
 	struct ibtrs_clt_sess *sess;
@@ -219,6 +243,8 @@ struct ibtrs_clt_path {
 	u64 lat_ewma;
 	struct delayed_work hb_work;
 	struct work_struct err_work;
+	struct delayed_work reco_work;
+	u32 reco_attempt;
 	atomic_t failing;
 	atomic_t inflight;
 	atomic64_t reqs;
@@ -227,6 +253,8 @@ struct ibtrs_clt_path {
 	atomic64_t local_invs;
 	atomic64_t hb_sent;
 	atomic64_t proto_errors;
+	atomic64_t failovers;
+	atomic64_t reconnects;
 };
 
 /**
@@ -250,6 +278,9 @@ struct ibtrs_clt_path {
  * @mp: path selection input (trs/common/mp.c) under @lock.
  * @rr_cursor: path selection cursor.
  * @seq: request sequence number.
+ * @closing: ibtrs_clt_close() runs: no reconnects.
+ * @all_down_at: jiffies when the last usable path went down, 0 while one
+ *	is up (ctrl_loss_tmo_ms).
  */
 struct ibtrs_clt_sess {
 	char sessname[TRS_SESSNAME_MAX];
@@ -271,6 +302,8 @@ struct ibtrs_clt_sess {
 	struct trs_mp_path mp[IBTRS_CLT_MAX_PATHS];
 	u32 rr_cursor;
 	u64 seq;
+	bool closing;
+	unsigned long all_down_at;
 };
 
 #define ibtrs_clt_err(path, fmt, ...)					\
@@ -293,6 +326,17 @@ static u64 ibtrs_clt_now_us(void)
 	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
 }
 
+/* Under sess->lock. */
+static bool ibtrs_clt_any_usable(const struct ibtrs_clt_sess *sess)
+{
+	int i;
+
+	for (i = 0; i < sess->npaths; i++)
+		if (sess->mp[i].usable)
+			return true;
+	return false;
+}
+
 /* Fail @path: nothing more is posted on it; the error work tears it down. */
 static void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
 {
@@ -305,6 +349,8 @@ static void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
 	if (path->state != IBTRS_CLT_PATH_IDLE)
 		path->state = IBTRS_CLT_PATH_FAILED;
 	sess->mp[path->idx].usable = false;
+	if (was_up && !ibtrs_clt_any_usable(sess))
+		sess->all_down_at = jiffies ? : 1;
 	spin_unlock_irqrestore(&sess->lock, flags);
 	if (was_up && !atomic_xchg(&path->failing, 1)) {
 		ibtrs_clt_err(path, "failed: %s\n", why);
@@ -325,13 +371,10 @@ static void ibtrs_clt_wr_error(struct ibtrs_clt_path *path, struct ib_wc *wc,
 /* ---------------------------------------------------------------- */
 /* IO end                                                            */
 
-static void ibtrs_clt_io_end(struct ibtrs_clt_io *io)
+/* Undo the mappings of a posted @io (ibtrs_clt_io_post()). */
+static void ibtrs_clt_io_unmap(struct ibtrs_clt_io *io)
 {
-	struct ibtrs_clt_sess *sess = io->sess;
 	struct ibtrs_clt_path *path = io->path;
-	u64 now = ibtrs_clt_now_us();
-	unsigned long flags;
-	int i;
 
 	if (io->nents)
 		ib_dma_unmap_sg(path->dev, io->sg, io->sg_cnt,
@@ -344,6 +387,17 @@ static void ibtrs_clt_io_end(struct ibtrs_clt_io *io)
 		ib_mr_pool_put(path->qp, &path->qp->rdma_mrs, io->mr);
 		io->mr = NULL;
 	}
+}
+
+static void ibtrs_clt_io_end(struct ibtrs_clt_io *io)
+{
+	struct ibtrs_clt_sess *sess = io->sess;
+	struct ibtrs_clt_path *path = io->path;
+	u64 now = ibtrs_clt_now_us();
+	unsigned long flags;
+	int i;
+
+	ibtrs_clt_io_unmap(io);
 	spin_lock_irqsave(&path->lock, flags);
 	trs_mp_lat_sample(&path->lat_ewma, now > io->start_us ?
 			  now - io->start_us : 0);
@@ -1055,6 +1109,7 @@ static int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 	spin_lock_irqsave(&sess->lock, flags);
 	if (path->state == IBTRS_CLT_PATH_CONNECTING) {
 		path->state = IBTRS_CLT_PATH_CONNECTED;
+		sess->all_down_at = 0;
 		sess->mp[path->idx].usable = true;
 		sess->mp[path->idx].inflight = 0;
 		sess->mp[path->idx].lat_ewma = 0;
@@ -1083,9 +1138,56 @@ out_idle:
 	return ret;
 }
 
+static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
+			     struct ibtrs_clt_path *path, size_t usrlen);
+
 /*
- * Tear a failed (or closing) path down: disconnect, drain, end the IO
- * that will never be answered, free. Process context.
+ * @io was posted on @old, which failed and is drained: no completion of it
+ * comes any more. Re-post it on another path with the same chunk id (the
+ * server serves it once the original, if it still runs there, is done),
+ * else end it with -EIO.
+ */
+static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
+				  struct ibtrs_clt_path *old)
+{
+	struct ibtrs_clt_sess *sess = io->sess;
+	struct ibtrs_clt_path *path;
+	unsigned long flags;
+	int idx, ret = -ENOTCONN;
+
+	WARN_ON_ONCE(atomic_read(&io->ref) != 1);	/* the answer's */
+	ibtrs_clt_io_unmap(io);
+	atomic_dec(&old->inflight);
+	spin_lock_irqsave(&sess->lock, flags);
+	if (sess->mp[old->idx].inflight)
+		sess->mp[old->idx].inflight--;
+	idx = sess->closing ? -ENOTCONN :
+	      trs_mp_select(mp_policy, sess->mp, sess->npaths,
+			    &sess->rr_cursor, 0);
+	if (idx >= 0) {
+		path = &sess->paths[idx];
+		io->path = path;
+		io->answered = false;
+		io->status = 0;
+		ret = ibtrs_clt_io_post(io, path, io->usrlen);
+		if (!ret) {
+			sess->mp[idx].inflight++;
+			atomic_inc(&path->inflight);
+			atomic64_inc(&old->failovers);
+		}
+	}
+	if (ret)
+		io->inflight = false;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	if (ret) {
+		io->status = -EIO;
+		io->conf(io->priv, io->status);
+	}
+}
+
+/*
+ * Tear a failed (or closing) path down: disconnect, drain, move the IO
+ * that will never be answered to another path, free. Process context.
  */
 static void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
 {
@@ -1111,13 +1213,9 @@ static void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
 		io = &sess->ios[i];
 		spin_lock_irqsave(&sess->lock, flags);
 		orphan = io->inflight && io->path == path && !io->answered;
-		if (orphan) {
-			io->answered = true;
-			io->status = -EIO;
-		}
 		spin_unlock_irqrestore(&sess->lock, flags);
 		if (orphan)
-			ibtrs_clt_io_put(io);
+			ibtrs_clt_io_failover(io, path);
 	}
 	WARN_ON_ONCE(atomic_read(&path->inflight));
 	ibtrs_clt_destroy_ib(path);
@@ -1127,15 +1225,46 @@ out_idle:
 	spin_unlock_irqrestore(&sess->lock, flags);
 }
 
+static void ibtrs_clt_reco_schedule(struct ibtrs_clt_path *path)
+{
+	u32 ms = trs_backoff_ms(path->reco_attempt++, reconnect_min_ms,
+				reconnect_max_ms, get_random_u32());
+
+	if (READ_ONCE(path->sess->closing))
+		return;
+	ibtrs_clt_info(path, "reconnect in %u ms\n", ms);
+	queue_delayed_work(ibtrs_clt_wq, &path->reco_work,
+			   msecs_to_jiffies(ms));
+}
+
 static void ibtrs_clt_err_work(struct work_struct *work)
 {
 	struct ibtrs_clt_path *path = container_of(work, struct ibtrs_clt_path,
 						   err_work);
 
 	ibtrs_clt_path_down(path);
-	ibtrs_clt_info(path, "closed (reqs %lld, answers %lld, local invalidations %lld)\n",
+	ibtrs_clt_info(path, "closed (reqs %lld, answers %lld, local invalidations %lld, failovers %lld)\n",
 		       atomic64_read(&path->reqs), atomic64_read(&path->rsps),
-		       atomic64_read(&path->local_invs));
+		       atomic64_read(&path->local_invs),
+		       atomic64_read(&path->failovers));
+	ibtrs_clt_reco_schedule(path);
+}
+
+static void ibtrs_clt_reco_work(struct work_struct *work)
+{
+	struct ibtrs_clt_path *path = container_of(to_delayed_work(work),
+						   struct ibtrs_clt_path,
+						   reco_work);
+
+	if (READ_ONCE(path->sess->closing))
+		return;
+	path->recon_cnt++;
+	if (ibtrs_clt_path_connect(path)) {
+		ibtrs_clt_reco_schedule(path);
+		return;
+	}
+	path->reco_attempt = 0;
+	atomic64_inc(&path->reconnects);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1295,6 +1424,7 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 	io->sg = sg;
 	io->sg_cnt = sg_cnt;
 	io->datalen = datalen;
+	io->usrlen = usrlen;
 	io->conf = conf;
 	io->priv = priv;
 	io->status = 0;
@@ -1311,7 +1441,11 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 	idx = trs_mp_select(mp_policy, sess->mp, sess->npaths,
 			    &sess->rr_cursor, 0);
 	if (idx < 0) {
-		ret = -ENOTCONN;
+		/* every path down: wait ctrl_loss_tmo_ms for a reconnect */
+		ret = !sess->closing && sess->all_down_at &&
+		      time_before(jiffies, sess->all_down_at +
+				  msecs_to_jiffies(ctrl_loss_tmo_ms)) ?
+		      -EAGAIN : -ENOTCONN;
 		goto out_unlock;
 	}
 	path = &sess->paths[idx];
@@ -1380,6 +1514,7 @@ struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 		path->reg_cqe.done = ibtrs_clt_reg_done;
 		INIT_DELAYED_WORK(&path->hb_work, ibtrs_clt_hb_work);
 		INIT_WORK(&path->err_work, ibtrs_clt_err_work);
+		INIT_DELAYED_WORK(&path->reco_work, ibtrs_clt_reco_work);
 	}
 	for (i = 0; i < npaths; i++) {
 		ret = ibtrs_clt_path_connect(&sess->paths[i]);
@@ -1398,11 +1533,16 @@ EXPORT_SYMBOL_GPL(ibtrs_clt_open);
 
 void ibtrs_clt_close(struct ibtrs_clt_sess *sess)
 {
+	unsigned long flags;
 	int i;
 
+	spin_lock_irqsave(&sess->lock, flags);
+	sess->closing = true;
+	spin_unlock_irqrestore(&sess->lock, flags);
 	for (i = 0; i < sess->npaths; i++) {
 		struct ibtrs_clt_path *path = &sess->paths[i];
 
+		cancel_delayed_work_sync(&path->reco_work);
 		atomic_set(&path->failing, 1);	/* no error work from now */
 		flush_work(&path->err_work);
 		ibtrs_clt_path_down(path);
@@ -1472,7 +1612,7 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 		const struct ibtrs_clt_path *p = &sess->paths[i];
 
 		n += scnprintf(buf + n, size - n,
-			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld inflight=%d\n",
+			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%d\n",
 			       &p->addr.dst,
 			       ibtrs_clt_state_names[READ_ONCE(p->state)],
 			       atomic64_read(&p->reqs), atomic64_read(&p->rsps),
@@ -1480,6 +1620,8 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 			       atomic64_read(&p->local_invs),
 			       atomic64_read(&p->hb_sent), p->hb_rtt_us,
 			       atomic64_read(&p->proto_errors),
+			       atomic64_read(&p->failovers),
+			       atomic64_read(&p->reconnects),
 			       atomic_read(&p->inflight));
 	}
 	return n;
@@ -1513,7 +1655,8 @@ EXPORT_SYMBOL_GPL(ibtrs_clt_parse_path);
 static int __init ibtrs_clt_init(void)
 {
 	if (max_queue_depth < 1 || max_queue_depth >= TRS_MAX_QUEUE_DEPTH ||
-	    !hb_interval_ms || !hb_missed_max ||
+	    !hb_interval_ms || !hb_missed_max || !reconnect_min_ms ||
+	    reconnect_max_ms < reconnect_min_ms ||
 	    mp_policy < 0 || mp_policy >= TRS_MP_MAX) {
 		pr_err("invalid module parameter\n");
 		return -EINVAL;
