@@ -270,6 +270,9 @@ struct ibtrs_clt_path {
  * @max_usr_len: largest user header.
  * @slot_size: chunk stride of the pool.
  * @max_segs: data segments per IO.
+ * @mr_pages: pages of a read registration (ib_map_mr_sg() maps pages, a
+ *	segment may span several).
+ * @max_io: largest IO: the chunk, or what @mr_pages can map.
  * @lock: permits, @ios' state, path states, @mp, @rr_cursor, posting.
  * @permits: permit bitmap (trs/common/permit.c) under @lock.
  * @permit_map: its words.
@@ -294,6 +297,8 @@ struct ibtrs_clt_sess {
 	u32 max_usr_len;
 	u32 slot_size;
 	u32 max_segs;
+	u32 mr_pages;
+	u32 max_io;
 	spinlock_t lock;	/* permits, IO and path states, posting */
 	struct trs_permit_pool permits;
 	u64 *permit_map;
@@ -963,6 +968,10 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 	}
 	pages = min_t(u32, p->chunk_size / PAGE_SIZE + 1,
 		      path->dev->attrs.max_fast_reg_page_list_len);
+	if (pages < 2 || path->max_sge < 2) {
+		ibtrs_clt_err(path, "device lacks fast registration or SGEs\n");
+		return -EOPNOTSUPP;
+	}
 	if (sess->sized) {
 		if (p->queue_depth != sess->queue_depth ||
 		    p->chunk_size != sess->chunk_size ||
@@ -971,7 +980,7 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 				      sess->queue_depth, sess->chunk_size);
 			return -EINVAL;
 		}
-		if (path->max_sge - 1 < sess->max_segs || pages < sess->max_segs) {
+		if (path->max_sge - 1 < sess->max_segs || pages < sess->mr_pages) {
 			ibtrs_clt_err(path, "device takes fewer segments than the session's %u\n",
 				      sess->max_segs);
 			return -EINVAL;
@@ -1004,7 +1013,10 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 	sess->chunk_size = p->chunk_size;
 	sess->max_usr_len = p->max_usr_len;
 	sess->slot_size = p->chunk_size + p->hdr_area;
+	sess->mr_pages = pages;
 	sess->max_segs = min(path->max_sge - 1, pages);
+	/* an unaligned buffer of n pages spans n + 1 */
+	sess->max_io = min_t(u32, p->chunk_size, (pages - 1) * PAGE_SIZE);
 	WRITE_ONCE(sess->queue_depth, p->queue_depth);
 	sess->sized = true;
 	return 0;
@@ -1085,7 +1097,7 @@ static int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 		goto out_disconnect;
 	ret = ib_mr_pool_init(path->qp, &path->qp->rdma_mrs,
 			      sess->queue_depth, IB_MR_TYPE_MEM_REG,
-			      sess->max_segs, 0);
+			      sess->mr_pages, 0);
 	if (ret)
 		goto out_disconnect;
 	path->mr_pool = true;
@@ -1416,7 +1428,7 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 	int idx, ret;
 
 	if (permit < 0 || permit >= sess->queue_depth ||
-	    usrlen > sess->max_usr_len || datalen > sess->chunk_size ||
+	    usrlen > sess->max_usr_len || datalen > sess->max_io ||
 	    sg_cnt > sess->max_segs || (!sg_cnt != !datalen))
 		return -EINVAL;
 	io = &sess->ios[permit];
@@ -1564,7 +1576,7 @@ EXPORT_SYMBOL_GPL(ibtrs_clt_queue_depth);
 
 u32 ibtrs_clt_max_io_size(const struct ibtrs_clt_sess *sess)
 {
-	return sess->chunk_size;
+	return sess->max_io;
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_max_io_size);
 
