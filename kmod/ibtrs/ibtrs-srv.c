@@ -1160,6 +1160,7 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 						   close_work);
 	struct ibtrs_srv_sess *sess = path->sess;
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
+	unsigned long deadline;
 	bool last, free_sess;
 	u32 i;
 
@@ -1190,12 +1191,17 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 	/*
 	 * Destroying a cm_id cancels a DREQ still queued: give the peer's
 	 * DREP (a round trip) a moment, so the client learns of the close
-	 * now and not from its heartbeat. A dead peer costs the timeout.
+	 * now and not from its heartbeat. A dead peer costs the timeout,
+	 * once for all connections.
 	 */
-	for (i = 0; i < path->ncons; i++)
-		if (path->cons[i].cm_id)
+	deadline = jiffies + msecs_to_jiffies(IBTRS_DISC_WAIT_MS);
+	for (i = 0; i < path->ncons; i++) {
+		long left = (long)(deadline - jiffies);
+
+		if (path->cons[i].cm_id && left > 0)
 			wait_for_completion_timeout(&path->cons[i].cm_done,
-						    msecs_to_jiffies(IBTRS_DISC_WAIT_MS));
+						    left);
+	}
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].qp)
 			ib_drain_qp(path->cons[i].qp);
