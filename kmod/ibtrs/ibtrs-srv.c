@@ -1441,6 +1441,13 @@ static int ibtrs_srv_cm_handler(struct rdma_cm_id *id,
 	con = id->context;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
+		/*
+		 * The client may join and break a rule before the CM here has
+		 * processed its RTU: the teardown's rdma_disconnect() then
+		 * found no established connection to send a DREQ for.
+		 */
+		if (test_bit(IBTRS_PATH_FAILED, &con->path->flags))
+			rdma_disconnect(id);
 		break;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		complete(&con->cm_done);

@@ -41,12 +41,13 @@ for p in 1 2; do
 done
 kmsgs | grep -q 'joined (2 paths)' || die "no 2-path session in the kernel log"
 
-# 2b. two sessions at once (numjobs), 2 connections per path: requests of
-# one path arrive on several CQs in parallel
+# 2b. two sessions at once (numjobs; two writers need access_mode
+# migration), 2 connections per path: requests of one path arrive on
+# several CQs in parallel
 run_fio mj --paths="$(fio_paths 2)" --devpath=nullb0 --rw=randrw --bs=8k \
 	--iodepth=8 --numjobs=2 --offset=200m --offset_increment=16m \
-	--size=8m --cons_per_path=2 --verify=crc32c --do_verify=1 \
-	--verify_fatal=1 ||
+	--size=8m --cons_per_path=2 --access_mode=migration --verify=crc32c \
+	--do_verify=1 --verify_fatal=1 ||
 	die "2 jobs x 2 paths x 2 connections failed: $(tail -5 "$LOGDIR/fio-mj.log")"
 grep -q 'err= 0' "$LOGDIR/fio-mj.log" || die "fio mj reported errors"
 log "2 sessions x 2 paths x 2 connections: randrw + verify OK"

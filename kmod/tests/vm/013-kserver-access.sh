@@ -75,8 +75,8 @@ DEV=mapper/ibnbd-kslow
 start_fio old --paths="$P" --devpath=$DEV --rw=write --bs=4k --size=1m \
 	--iodepth=4 --access_mode=rw --thread
 OLD=$FIO_PID
-wait_klog 'ibnbd_server: sess .*: opened .* (rw) handle' || die "the old writer never opened"
-OLD_SESS=$(kmsgs | grep 'opened .* (rw) handle' | tail -1 |
+wait_klog 'opened .*ibnbd-kslow (rw) handle' || die "the old writer never opened"
+OLD_SESS=$(kmsgs | grep 'opened .*ibnbd-kslow (rw) handle' | tail -1 |
 	sed -n 's/.*sess \([^:]*\): opened.*/\1/p')
 sleep 1
 kill -KILL $OLD
