@@ -347,16 +347,28 @@ static void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
 {
 	struct ibtrs_clt_sess *sess = path->sess;
 	unsigned long flags;
-	bool was_up;
+	bool was_up, connecting;
 
 	spin_lock_irqsave(&sess->lock, flags);
 	was_up = path->state == IBTRS_CLT_PATH_CONNECTED;
+	connecting = path->state == IBTRS_CLT_PATH_CONNECTING;
 	if (path->state != IBTRS_CLT_PATH_IDLE)
 		path->state = IBTRS_CLT_PATH_FAILED;
 	sess->mp[path->idx].usable = false;
 	if (was_up && !ibtrs_clt_any_usable(sess))
 		sess->all_down_at = jiffies ? : 1;
 	spin_unlock_irqrestore(&sess->lock, flags);
+	if (connecting) {
+		/* do not let ibtrs_clt_path_connect() wait for its timeouts */
+		if (!completion_done(&path->cm_done)) {
+			path->cm_err = -ECONNRESET;
+			complete(&path->cm_done);
+		}
+		if (!completion_done(&path->info_done)) {
+			path->info_err = -ECONNRESET;
+			complete(&path->info_done);
+		}
+	}
 	if (was_up && !atomic_xchg(&path->failing, 1)) {
 		ibtrs_clt_err(path, "failed: %s\n", why);
 		queue_work(ibtrs_clt_wq, &path->err_work);
