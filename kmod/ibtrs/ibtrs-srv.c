@@ -58,6 +58,13 @@ module_param(hb_missed_max, uint, 0444);
 MODULE_PARM_DESC(hb_missed_max, "silent intervals before a path fails (default 3)");
 
 static struct workqueue_struct *ibtrs_srv_wq;
+/*
+ * Sessions allocated (listed or not); ibtrs_srv_close() waits for 0. Not
+ * in the context: the last session's free wakes the waiter, which frees
+ * the context at once.
+ */
+static atomic_t ibtrs_srv_nr_sess = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(ibtrs_srv_sess_wq);
 
 /**
  * enum ibtrs_srv_op_state - what occupies a chunk.
@@ -262,8 +269,6 @@ struct ibtrs_srv_sess {
  * @mutex: @sessions, @closing and the sessions' path lists.
  * @sessions: sessions that have paths.
  * @closing: ibtrs_srv_close() has begun.
- * @nr_sess: sessions allocated, listed or not.
- * @sess_wq: woken when @nr_sess drops to 0.
  * @params: what the accept advertises.
  * @slot_size: chunk size + header area.
  */
@@ -273,8 +278,6 @@ struct ibtrs_srv_ctx {
 	struct mutex mutex;	/* see @mutex above */
 	struct list_head sessions;
 	bool closing;
-	atomic_t nr_sess;
-	wait_queue_head_t sess_wq;
 	struct trs_conn_params params;
 	u32 slot_size;
 };
@@ -349,7 +352,6 @@ static void ibtrs_srv_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void ibtrs_srv_sess_free(struct ibtrs_srv_sess *sess)
 {
-	struct ibtrs_srv_ctx *ctx = sess->ctx;
 	unsigned int i;
 
 	vunmap(sess->pool);
@@ -359,8 +361,8 @@ static void ibtrs_srv_sess_free(struct ibtrs_srv_sess *sess)
 	kfree(sess->blocks);
 	kvfree(sess->ops);
 	kfree(sess);
-	if (atomic_dec_and_test(&ctx->nr_sess))
-		wake_up(&ctx->sess_wq);
+	if (atomic_dec_and_test(&ibtrs_srv_nr_sess))
+		wake_up(&ibtrs_srv_sess_wq);
 }
 
 static void ibtrs_srv_sess_free_work(struct work_struct *work)
@@ -429,7 +431,7 @@ static struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 	if (!sess)
 		return ERR_PTR(-ENOMEM);
 	sess->ctx = ctx;
-	atomic_inc(&ctx->nr_sess);
+	atomic_inc(&ibtrs_srv_nr_sess);
 	memcpy(sess->uuid, uuid, TRS_UUID_LEN);
 	spin_lock_init(&sess->lock);
 	INIT_LIST_HEAD(&sess->paths);
@@ -1482,7 +1484,6 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_ops *ops)
 	ctx->ops = *ops;
 	mutex_init(&ctx->mutex);
 	INIT_LIST_HEAD(&ctx->sessions);
-	init_waitqueue_head(&ctx->sess_wq);
 	ctx->params.ver_major = TRS_PROTO_VER_MAJOR;
 	ctx->params.ver_minor = TRS_PROTO_VER_MINOR;
 	ctx->params.queue_depth = queue_depth;
@@ -1554,7 +1555,7 @@ void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx)
 		list_for_each_entry(path, &sess->paths, link)
 			ibtrs_srv_path_fail(path, "server closing");
 	mutex_unlock(&ctx->mutex);
-	wait_event(ctx->sess_wq, !atomic_read(&ctx->nr_sess));
+	wait_event(ibtrs_srv_sess_wq, !atomic_read(&ibtrs_srv_nr_sess));
 	WARN_ON(!list_empty(&ctx->sessions));
 	mutex_lock(&ibtrs_srv_ctx_mutex);
 	ibtrs_srv_the_ctx = NULL;
