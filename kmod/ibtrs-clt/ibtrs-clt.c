@@ -21,8 +21,10 @@
  * reconnects with backoff (trs/common/backoff.c). With every path down new
  * IO gets -EAGAIN for ctrl_loss_tmo_ms, then -ENOTCONN.
  *
- * Not yet: several connections per path; IO of a failed path finds no
- * other path -> -EIO (it is not queued until a reconnect).
+ * Unanswered IO of a failed path that finds no other path waits for a
+ * reconnect as long as new IO does, then fails with -ENOTCONN.
+ *
+ * Not yet: several connections per path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -136,6 +138,7 @@ struct ibtrs_clt_iu {
  * @conf: the caller's completion.
  * @priv: its argument.
  * @sge: SGEs of the request (data, then the header).
+ * @pending: in sess->pending while it waits for a path (@path NULL).
  */
 struct ibtrs_clt_io {
 	struct ibtrs_clt_sess *sess;
@@ -161,6 +164,7 @@ struct ibtrs_clt_io {
 	ibtrs_clt_conf_fn conf;
 	void *priv;
 	struct ib_sge sge[IBTRS_CLT_MAX_SGE + 1];
+	struct list_head pending;
 };
 
 /**
@@ -284,6 +288,8 @@ struct ibtrs_clt_path {
  * @closing: ibtrs_clt_close() runs: no reconnects.
  * @all_down_at: jiffies when the last usable path went down, 0 while one
  *	is up (ctrl_loss_tmo_ms).
+ * @pending: IO of failed paths waiting for a path (under @lock).
+ * @pending_work: fails @pending after ctrl_loss_tmo_ms.
  */
 struct ibtrs_clt_sess {
 	char sessname[TRS_SESSNAME_MAX];
@@ -309,6 +315,8 @@ struct ibtrs_clt_sess {
 	u64 seq;
 	bool closing;
 	unsigned long all_down_at;
+	struct list_head pending;
+	struct delayed_work pending_work;
 };
 
 #define ibtrs_clt_err(path, fmt, ...)					\
@@ -325,6 +333,8 @@ struct ibtrs_clt_sess {
 		pr_info("sess %s path %pISp: " fmt, _p->sess->sessname, \
 			&_p->addr.dst, ##__VA_ARGS__);			\
 	} while (0)
+
+static void ibtrs_clt_pending_run(struct ibtrs_clt_sess *sess, bool force);
 
 static u64 ibtrs_clt_now_us(void)
 {
@@ -1018,6 +1028,7 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 
 		io->sess = sess;
 		io->id = i;
+		INIT_LIST_HEAD(&io->pending);
 		io->hdr = sess->hdrs + (size_t)i * hdr_len;
 		io->send_cqe.done = ibtrs_clt_send_done;
 		io->inv_cqe.done = ibtrs_clt_inv_done;
@@ -1144,6 +1155,7 @@ static int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 	if (ret)
 		goto out_disconnect;
 	queue_delayed_work(ibtrs_clt_wq, &path->hb_work, 0);
+	ibtrs_clt_pending_run(sess, false);
 	ibtrs_clt_info(path, "connected (queue depth %u, chunk %u, %d segments)\n",
 		       sess->queue_depth, sess->chunk_size, sess->max_segs);
 	return 0;
@@ -1165,19 +1177,99 @@ out_idle:
 static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 			     struct ibtrs_clt_path *path, size_t usrlen);
 
+/* Post @io on a usable path. Under sess->lock. */
+static int ibtrs_clt_io_repost(struct ibtrs_clt_io *io)
+{
+	struct ibtrs_clt_sess *sess = io->sess;
+	struct ibtrs_clt_path *path;
+	int idx, ret;
+
+	if (sess->closing)
+		return -ENOTCONN;
+	idx = trs_mp_select(mp_policy, sess->mp, sess->npaths,
+			    &sess->rr_cursor, 0);
+	if (idx < 0)
+		return idx;
+	path = &sess->paths[idx];
+	io->path = path;
+	io->answered = false;
+	io->status = 0;
+	ret = ibtrs_clt_io_post(io, path, io->usrlen);
+	if (ret) {
+		io->path = NULL;
+		return ret;
+	}
+	sess->mp[idx].inflight++;
+	atomic_inc(&path->inflight);
+	return 0;
+}
+
+/* Every path down for less than ctrl_loss_tmo_ms. Under sess->lock. */
+static bool ibtrs_clt_may_wait(struct ibtrs_clt_sess *sess)
+{
+	return !sess->closing && sess->all_down_at &&
+	       time_before(jiffies, sess->all_down_at +
+			   msecs_to_jiffies(ctrl_loss_tmo_ms));
+}
+
+/*
+ * Re-post the IO waiting in sess->pending (a path is back), or fail it
+ * with -ENOTCONN when nothing can carry it and waiting is over (@force:
+ * the session closes).
+ */
+static void ibtrs_clt_pending_run(struct ibtrs_clt_sess *sess, bool force)
+{
+	struct ibtrs_clt_io *io, *tmp;
+	unsigned long flags;
+	LIST_HEAD(failed);
+
+	spin_lock_irqsave(&sess->lock, flags);
+	list_for_each_entry_safe(io, tmp, &sess->pending, pending) {
+		int ret = force ? -ENOTCONN : ibtrs_clt_io_repost(io);
+
+		if (!ret) {
+			list_del_init(&io->pending);
+			continue;
+		}
+		/* out of MRs or send queue, or a reconnect may come */
+		if (!force && (ret != -ENOTCONN || ibtrs_clt_may_wait(sess)))
+			break;
+		list_move_tail(&io->pending, &failed);
+		io->inflight = false;
+	}
+	if (!list_empty(&sess->pending) && !force)
+		mod_delayed_work(ibtrs_clt_wq, &sess->pending_work,
+				 msecs_to_jiffies(100));
+	spin_unlock_irqrestore(&sess->lock, flags);
+	list_for_each_entry_safe(io, tmp, &failed, pending) {
+		list_del_init(&io->pending);
+		io->status = -ENOTCONN;
+		io->conf(io->priv, io->status);
+	}
+}
+
+static void ibtrs_clt_pending_work(struct work_struct *work)
+{
+	struct ibtrs_clt_sess *sess = container_of(to_delayed_work(work),
+						   struct ibtrs_clt_sess,
+						   pending_work);
+
+	ibtrs_clt_pending_run(sess, false);
+}
+
 /*
  * @io was posted on @old, which failed and is drained: no completion of it
  * comes any more. Re-post it on another path with the same chunk id (the
- * server serves it once the original, if it still runs there, is done),
- * else end it with -EIO.
+ * server serves it once the original, if it still runs there, is done);
+ * with no path up it waits in sess->pending for a reconnect (at most
+ * ctrl_loss_tmo_ms), else it ends with -EIO.
  */
 static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
 				  struct ibtrs_clt_path *old)
 {
 	struct ibtrs_clt_sess *sess = io->sess;
-	struct ibtrs_clt_path *path;
 	unsigned long flags;
-	int idx, ret = -ENOTCONN;
+	int ret;
 
 	WARN_ON_ONCE(atomic_read(&io->ref) != 1);	/* the answer's */
 	ibtrs_clt_io_unmap(io);
@@ -1185,23 +1277,19 @@ static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
 	spin_lock_irqsave(&sess->lock, flags);
 	if (sess->mp[old->idx].inflight)
 		sess->mp[old->idx].inflight--;
-	idx = sess->closing ? -ENOTCONN :
-	      trs_mp_select(mp_policy, sess->mp, sess->npaths,
-			    &sess->rr_cursor, 0);
-	if (idx >= 0) {
-		path = &sess->paths[idx];
-		io->path = path;
-		io->answered = false;
-		io->status = 0;
-		ret = ibtrs_clt_io_post(io, path, io->usrlen);
-		if (!ret) {
-			sess->mp[idx].inflight++;
-			atomic_inc(&path->inflight);
-			atomic64_inc(&old->failovers);
-		}
+	ret = ibtrs_clt_io_repost(io);
+	if (ret && !sess->closing &&
+	    (ret != -ENOTCONN || ibtrs_clt_may_wait(sess))) {
+		io->path = NULL;
+		list_add_tail(&io->pending, &sess->pending);
+		mod_delayed_work(ibtrs_clt_wq, &sess->pending_work,
+				 msecs_to_jiffies(100));
+		ret = 0;
 	}
 	if (ret)
 		io->inflight = false;
+	else
+		atomic64_inc(&old->failovers);
 	spin_unlock_irqrestore(&sess->lock, flags);
 	if (ret) {
 		io->status = -EIO;
@@ -1520,6 +1608,8 @@ struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 	sess->port = port;
 	sess->npaths = npaths;
 	spin_lock_init(&sess->lock);
+	INIT_LIST_HEAD(&sess->pending);
+	INIT_DELAYED_WORK(&sess->pending_work, ibtrs_clt_pending_work);
 	for (i = 0; i < npaths; i++) {
 		struct ibtrs_clt_path *path = &sess->paths[i];
 
@@ -1571,6 +1661,8 @@ void ibtrs_clt_close(struct ibtrs_clt_sess *sess)
 		flush_work(&path->err_work);
 		ibtrs_clt_path_down(path);
 	}
+	cancel_delayed_work_sync(&sess->pending_work);
+	ibtrs_clt_pending_run(sess, true);
 	pr_info("sess %s: closed\n", sess->sessname);
 	kfree(sess->hdrs);
 	kfree(sess->ios);
