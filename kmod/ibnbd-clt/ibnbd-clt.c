@@ -75,6 +75,12 @@ enum ibnbd_clt_dev_state {
  * @max_segs: data segments per request.
  * @tag_set: blk-mq tag set.
  * @disk: the block device.
+ * @stale: the server answered -ESTALE (it lost our handle, e.g. its
+ *	session went away while every path was down): IO waits until
+ *	@reopen_work opened the device again.
+ * @reopen_work: SESS_INFO + OPEN again, then IO resumes with the new
+ *	handle.
+ * @reopen_tries: failed reopen attempts in a row.
  */
 struct ibnbd_clt_dev {
 	struct kobject kobj;
@@ -91,6 +97,9 @@ struct ibnbd_clt_dev {
 	u32 max_segs;
 	struct blk_mq_tag_set tag_set;
 	struct gendisk *disk;
+	atomic_t stale;
+	struct delayed_work reopen_work;
+	int reopen_tries;
 };
 
 /**
@@ -273,12 +282,22 @@ static const struct block_device_operations ibnbd_clt_fops = {
 	.release = ibnbd_clt_release,
 };
 
+#define IBNBD_CLT_REOPEN_TRIES	30
+
 static void ibnbd_clt_io_conf(void *priv, int err)
 {
 	struct ibnbd_clt_iu *iu = priv;
+	struct ibnbd_clt_dev *dev = iu->dev;
 
+	ibtrs_clt_put_permit(dev->sess->trs, iu->permit);
+	if (err == -ESTALE && dev->reopen_tries < IBNBD_CLT_REOPEN_TRIES) {
+		/* the server lost our handle: reopen, then retry this IO */
+		if (!atomic_xchg(&dev->stale, 1))
+			queue_delayed_work(system_long_wq, &dev->reopen_work, 0);
+		blk_mq_requeue_request(blk_mq_rq_from_pdu(iu), true);
+		return;
+	}
 	iu->err = err;
-	ibtrs_clt_put_permit(iu->dev->sess->trs, iu->permit);
 	blk_mq_complete_request(blk_mq_rq_from_pdu(iu));
 }
 
@@ -329,6 +348,8 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (rq->cmd_flags & REQ_SYNC)
 		rw |= IBNBD_F_SYNC;
 
+	if (atomic_read(&dev->stale))
+		return BLK_STS_RESOURCE;	/* until the reopen */
 	iu->permit = ibtrs_clt_get_permit(dev->sess->trs);
 	if (iu->permit < 0)
 		return BLK_STS_RESOURCE;	/* rerun after a delay */
@@ -584,6 +605,10 @@ static int ibnbd_clt_unmap(struct ibnbd_clt_dev *dev, bool force,
 	if (self)
 		sysfs_remove_file_self(&dev->kobj, self);
 	kobject_del(&dev->kobj);
+	dev->reopen_tries = IBNBD_CLT_REOPEN_TRIES;	/* no new reopen */
+	cancel_delayed_work_sync(&dev->reopen_work);
+	atomic_set(&dev->stale, 0);
+	blk_mq_run_hw_queues(dev->disk->queue, true);
 	del_gendisk(dev->disk);
 	ret = ibnbd_clt_close_remote(dev);
 	if (ret)
@@ -725,6 +750,49 @@ out_free:
 	return ret;
 }
 
+static void ibnbd_clt_reopen_work(struct work_struct *work)
+{
+	struct ibnbd_clt_dev *dev = container_of(to_delayed_work(work),
+						 struct ibnbd_clt_dev,
+						 reopen_work);
+	struct ibnbd_msg_sess_info_rsp *rsp;
+	struct ibnbd_msg_sess_info si;
+	u64 nsectors = le64_to_cpu(dev->rsp.nsectors);
+	int ret = -ENOMEM;
+
+	rsp = kzalloc(sizeof(*rsp), GFP_KERNEL);
+	if (rsp) {
+		ibnbd_init_sess_info(&si, IBNBD_PROTO_VER_MAJOR);
+		ret = ibnbd_clt_ctrl(dev->sess, IBTRS_CLT_READ, &si,
+				     sizeof(si), rsp, sizeof(*rsp));
+		if (!ret && ibnbd_validate_sess_info_rsp(rsp, sizeof(*rsp)))
+			ret = -EPROTO;
+		kfree(rsp);
+	}
+	if (!ret)
+		ret = ibnbd_clt_open_remote(dev);
+	if (!ret && le64_to_cpu(dev->rsp.nsectors) != nsectors) {
+		pr_err("%s: %s changed size on the server\n",
+		       dev->disk->disk_name, dev->path);
+		ret = -ENXIO;
+	}
+	if (ret) {
+		if (++dev->reopen_tries < IBNBD_CLT_REOPEN_TRIES) {
+			queue_delayed_work(system_long_wq, &dev->reopen_work,
+					   HZ);
+			return;
+		}
+		pr_err("%s: cannot reopen %s: %d; IO fails\n",
+		       dev->disk->disk_name, dev->path, ret);
+	} else {
+		dev->reopen_tries = 0;
+		pr_info("%s: reopened %s, handle 0x%x\n", dev->disk->disk_name,
+			dev->path, dev->device_id);
+	}
+	atomic_set(&dev->stale, 0);
+	blk_mq_run_hw_queues(dev->disk->queue, true);
+}
+
 static ssize_t map_device_store(struct device *d, struct device_attribute *attr,
 				const char *buf, size_t count)
 {
@@ -749,6 +817,7 @@ static ssize_t map_device_store(struct device *d, struct device_attribute *attr,
 	}
 	kobject_init(&dev->kobj, &ibnbd_clt_dev_ktype);
 	mutex_init(&dev->lock);
+	INIT_DELAYED_WORK(&dev->reopen_work, ibnbd_clt_reopen_work);
 	strscpy(dev->path, o->path, sizeof(dev->path));
 	dev->mode = o->mode;
 	ret = ida_alloc(&ibnbd_clt_ida, GFP_KERNEL);
