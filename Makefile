@@ -1,5 +1,6 @@
 # IBTRS/IBNBD - top-level build.
-#   make              build everything that exists (library, daemon, fio engine)
+#   make              build everything that exists (library, daemon, fio engine,
+#                     the kernel modules when the guest kernel's headers are installed)
 #   make deps         install the Debian packages (idempotent; root)
 #   make check        deps + build + host unit tests + VM integration tests
 #   make check-host   host unit tests only (no RDMA, no VM)
@@ -14,11 +15,20 @@ COMPONENTS := $(foreach d,trs server fio-engine,$(if $(wildcard $(d)/Makefile),$
 # when QEMU's plugin header cannot be fetched.
 PROFILER := $(if $(wildcard experiments/profiler/Makefile),profiler)
 
-.PHONY: all deps build check check-host check-vm experiments plots install clean $(COMPONENTS) $(PROFILER)
+# Kernel modules (kmod/): built against the guest kernel's headers
+# (experiments/testbed/kver.sh; KDIR= overrides), skipped with a note
+# without them.
+KMOD_KDIR = $(or $(KDIR),/lib/modules/$(shell experiments/testbed/kver.sh 2>/dev/null)/build)
+
+.PHONY: all deps build check check-host check-vm experiments plots install clean $(COMPONENTS) $(PROFILER) kmod
 
 all: build
 
-build: $(COMPONENTS) $(PROFILER)
+build: $(COMPONENTS) $(PROFILER) kmod
+
+kmod:
+	@if [ -d "$(KMOD_KDIR)" ]; then $(MAKE) -C kmod KDIR=$(KMOD_KDIR); \
+	else echo "kmod: no kernel headers at $(KMOD_KDIR) (make deps): modules not built"; fi
 
 profiler:
 	$(MAKE) -C experiments/profiler

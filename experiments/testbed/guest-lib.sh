@@ -6,11 +6,23 @@
 
 tb_log() { echo "[$(date +%T.%3N)] $*"; }
 
-# Run a command on the server side (locally in the VM).
+# Run a command on the server side: over ssh (real hardware), through the
+# server guest's agent on the management link (two-host mode: prints the
+# command's output when it ends, returns its status), or locally (one VM).
+# A server process meant to outlive the call must redirect stdin, stdout
+# and stderr (e.g. "setsid CMD </dev/null >LOG 2>&1 &").
 tb_srv() {
 	if [ -n "${TB_SRV_SSH:-}" ]; then
 		# shellcheck disable=SC2029
 		ssh $TB_SRV_SSH "cd '$TB_TOP' && $*"
+	elif [ -n "${TB_SRV_AGENT:-}" ]; then
+		local out rc
+		# bash's /dev/tcp: the agent closes the connection after the answer
+		out=$(exec 3<>"/dev/tcp/${TB_SRV_AGENT%:*}/${TB_SRV_AGENT##*:}" &&
+			printf '%s\n' "$(printf '%s' "$*" | base64 -w0)" >&3 && cat <&3)
+		rc=$(printf '%s\n' "$out" | sed -n 's/^__tb_rc=//p' | tail -n1)
+		printf '%s\n' "$out" | grep -v '^__tb_rc=' || true
+		return "${rc:-125}"
 	else
 		bash -c "$*"
 	fi
@@ -18,7 +30,7 @@ tb_srv() {
 
 # Cut/restore path I. In the VM: netdev down (or "rxe": delete the rxe
 # device); on real hosts: the client netdev of path I goes down/up.
-tb_path_cut() {
+tb_path_cut() {	# two-host mode: paths.sh cuts this guest's side (ethI)
 	if [ "${TB_MODE:-}" = real ]; then
 		ip link set "$(tb_nth "$1" "$TB_NETDEVS")" down
 	else

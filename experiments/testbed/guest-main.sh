@@ -45,7 +45,12 @@ cd "$TB_TOP" || _poweroff
 
 {
 	echo "tb: guest $(uname -r), $(nproc) vCPU, mode $TB_MODE, $TB_PATHS path(s)"
-	if ! "$TB_TOP/experiments/testbed/paths.sh" up "$TB_PATHS"; then
+	if [ -n "${TB_ROLE:-}" ]; then
+		up=(up-nic "$TB_PATHS" "$TB_ROLE")	# two-host mode
+	else
+		up=(up "$TB_PATHS")
+	fi
+	if ! "$TB_TOP/experiments/testbed/paths.sh" "${up[@]}"; then
 		echo "tb: path setup failed"
 		echo 125 >/tb-out/rc
 		exit
@@ -54,6 +59,7 @@ cd "$TB_TOP" || _poweroff
 [ -f /tb-out/rc ] && exit
 . /run/tb-paths.env
 export TB_PATHS TB_SRV_ADDRS TB_CLT_ADDRS TB_RXE_DEVS TB_NETDEVS
+[ -n "${TB_ROLE:-}" ] && export TB_ROLE TB_SRV_AGENT
 
 set +e
 timeout -k 5 "$TB_TIMEOUT" bash -c '. /tb-out/cmd' 2>&1 | tee -a /tb-out/output.log

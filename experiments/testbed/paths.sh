@@ -2,6 +2,8 @@
 # paths.sh - Soft-RoCE paths inside the testbed guest.
 #
 # Usage: paths.sh up N          create paths 1..N
+#        paths.sh up-nic N ROLE two-host mode: address this guest's side
+#                               (srv|clt) of N virtio-net links (below)
 #        paths.sh cut I [how]   cut path I; how = link (default: netdev down)
 #                               or rxe (delete the rxe device: device removal)
 #        paths.sh restore I     undo a cut
@@ -49,10 +51,73 @@ EOT
 	echo "tb: paths up: ${srv% } (rxe: ${devs% }, mtu ${TB_MTU:-1500})"
 }
 
-_wait_active() {	# port ACTIVE and both addresses in its GID table
+# Two-host mode (run --two-hosts): this guest is one side (TB_ROLE srv|clt)
+# of a management link and N path links, virtio-net NICs that the runner
+# gives the MAC 52:54:00:10:LL:0S (LL: 00 management, else the path; S: 0
+# server, 1 client). PCI probe order does not follow the command line, so
+# they are found by MAC and renamed: tbm (10.98.0.1 server / .2 client) and
+# tbI (path I: 10.99.I.0/24, server .1, client .2), one rxe device per path.
+_nic_by_mac() {	# MAC -> netdev name
+	local d
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+
+_up_nic() {
+	local n=$1 role=$2 me side i srv="" clt="" devs="" nets="" t dev
+	[[ $n =~ ^[1-8]$ ]] || { echo "paths: bad path count '$n'" >&2; exit 2; }
+	case $role in srv) me=1 side=0 ;; clt) me=2 side=1 ;; *) echo "paths: bad role '$role'" >&2; exit 2 ;; esac
+	[ "${TB_PCLMUL:-0}" = 1 ] && modprobe crc32-pclmul
+	modprobe virtio_net
+	modprobe rdma_rxe
+	modprobe rdma_ucm
+	modprobe ib_uverbs
+	ip link set lo up
+	for ((i = 0; i <= n; i++)); do
+		for ((t = 0; t < 100; t++)); do
+			dev=$(_nic_by_mac "$(printf '52:54:00:10:%02x:%02x' "$i" "$side")") && break
+			sleep 0.1
+		done
+		[ -n "$dev" ] || { echo "paths: no NIC for link $i" >&2; exit 1; }
+		if [ "$i" = 0 ]; then
+			ip link set "$dev" name tbm
+			ip link set tbm up
+			ip addr add "10.98.0.$me/24" dev tbm
+			continue
+		fi
+		ip link set "$dev" name "tb$i"
+		ip link set "tb$i" mtu "${TB_MTU:-1500}"
+		ip addr add "10.99.$i.$me/24" dev "tb$i"
+		ip link set "tb$i" up
+		rdma link add "rxe$i" type rxe netdev "tb$i"
+		srv+="$(_srv_addr $i) " clt+="$(_clt_addr $i) "
+		devs+="rxe$i " nets+="tb$i "
+	done
+	for ((i = 1; i <= n; i++)); do _wait_active "$i" "10.99.$i.$me"; done
+	cat >"$env_file" <<EOT
+TB_PATHS=$n
+TB_SRV_ADDRS="${srv% }"
+TB_CLT_ADDRS="${clt% }"
+TB_RXE_DEVS="${devs% }"
+TB_NETDEVS="${nets% }"
+TB_ROLE=$role
+EOT
+	echo "tb: two-host $role, paths up: ${srv% } (rxe: ${devs% }, mtu ${TB_MTU:-1500})"
+}
+
+_gid() {	# IPv4 -> its IPv4-mapped GID as rxe lists it
+	local IFS=.
+	# shellcheck disable=SC2086
+	set -- $1
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$1" "$2" "$3" "$4"
+}
+
+_wait_active() {	# I [ADDR]: port ACTIVE, ADDR (default: both ends) in its GID table
 	local i=$1 t g1 g2
-	g1=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 10 99 "$i" 1)
-	g2=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' 10 99 "$i" 2)
+	g1=$(_gid "${2:-10.99.$i.1}")
+	g2=$(_gid "${2:-10.99.$i.2}")
 	for ((t = 0; t < 100; t++)); do
 		grep -qs ACTIVE "/sys/class/infiniband/rxe$i/ports/1/state" &&
 			grep -qs "$g1" /sys/class/infiniband/rxe$i/ports/1/gids/* &&
@@ -63,10 +128,14 @@ _wait_active() {	# port ACTIVE and both addresses in its GID table
 	return 1
 }
 
+_netdev() {	# path I's netdev (both modes name it tbI)
+	echo "tb$1"
+}
+
 _cut() {
 	local i=$1 how=${2:-link}
 	case $how in
-	link) ip link set "tb$i" down ;;
+	link) ip link set "$(_netdev "$i")" down ;;
 	rxe) rdma link delete "rxe$i" ;;
 	*) echo "paths: unknown cut mode '$how'" >&2; exit 2 ;;
 	esac
@@ -80,8 +149,10 @@ _cut() {
 # the old device get a device-removal event, which a failed path must handle
 # anyway.
 _restore() {
-	local i=$1 t
-	ip link set "tb$i" up
+	local i=$1 t me=""
+	[ "${TB_ROLE:-}" = srv ] && me=10.99.$i.1
+	[ "${TB_ROLE:-}" = clt ] && me=10.99.$i.2
+	ip link set "$(_netdev "$i")" up
 	if [ -e "/sys/class/infiniband/rxe$i" ]; then
 		rdma link delete "rxe$i"
 		for ((t = 0; t < 100; t++)); do
@@ -89,12 +160,13 @@ _restore() {
 			sleep 0.1
 		done
 	fi
-	rdma link add "rxe$i" type rxe netdev "tb$i"
-	_wait_active "$i"
+	rdma link add "rxe$i" type rxe netdev "$(_netdev "$i")"
+	_wait_active "$i" $me
 }
 
 case ${1:-} in
 up) _up "${2:?path count}" ;;
+up-nic) _up_nic "${2:?path count}" "${3:?role srv|clt}" ;;
 cut) _cut "${2:?path index}" "${3:-link}" ;;
 restore) _restore "${2:?path index}" ;;
 show) rdma link show; ip -br addr ;;
