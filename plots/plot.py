@@ -28,10 +28,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 SYSTEM_ORDER = ["nullblk", "nvme-rdma", "rnbd", "rnbd 2p", "ibnbd", "ibnbd 2p",
-                "ibtrs-fio", "ibtrs-fio 2p", "fio-rdma"]
+                "ibtrs-fio", "ibtrs-fio 2p", "ibtrs-fio/kernel-srv", "fio-rdma"]
 COLOURS = {"nullblk": "#7f7f7f", "nvme-rdma": "#1f77b4", "rnbd": "#ff7f0e",
            "rnbd 2p": "#ffbb78", "ibnbd": "#d62728", "ibnbd 2p": "#ff9896",
-           "ibtrs-fio": "#2ca02c", "ibtrs-fio 2p": "#98df8a", "fio-rdma": "#9467bd"}
+           "ibtrs-fio": "#2ca02c", "ibtrs-fio 2p": "#98df8a",
+           "ibtrs-fio/kernel-srv": "#8c564b", "fio-rdma": "#9467bd"}
 COMP_COLOURS = {"nic": "#d9d9d9", "backend": "#7f7f7f", "block": "#1f77b4",
                 "transport-kernel": "#ff7f0e", "ibtrs-user": "#2ca02c",
                 "verbs-user": "#98df8a", "fio": "#9467bd", "libc": "#c5b0d5",

@@ -18,7 +18,8 @@ import csv, glob, os, sys
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 COMPONENTS_CONF = os.path.join(TOP, "experiments", "profiler", "components.conf")
-PAIRS = (("nvme_rdma", "rnbd1"), ("nvme_rdma", "ibtrs1"), ("rnbd1", "ibtrs1"),
+PAIRS = (("nvme_rdma", "rnbd1"), ("nvme_rdma", "ibnbd1"), ("rnbd1", "ibnbd1"),
+         ("nvme_rdma", "ibtrs1"), ("rnbd1", "ibtrs1"), ("ibtrs1", "ibtrsk1"),
          ("rnbd2", "ibtrs2"))
 
 

@@ -13,7 +13,9 @@ ex_die() { echo "experiment: $*" >&2; exit 1; }
 sys_nullblk_up() {
 	[ -b /dev/nullb0 ] && return 0
 	# No backing memory, completions inline: the cheapest possible disk.
-	modprobe null_blk nr_devices=1 queue_mode=2 irqmode=0 gb=16 bs=512 ||
+	# nullb1, its twin, is for our kernel server, which holds its rw
+	# device exclusively (as the userspace daemon does nullb0 per cell).
+	modprobe null_blk nr_devices=2 queue_mode=2 irqmode=0 gb=16 bs=512 ||
 		ex_die "cannot load null_blk"
 	[ -b /dev/nullb0 ] || ex_die "/dev/nullb0 missing"
 }
@@ -165,6 +167,50 @@ sys_ibtrs2_up() {
 	_ibtrs_srv_up
 }
 sys_ibtrs2_fio() { _ibtrs_fio 2; }
+
+# Our kernel modules (build/kmod/, make builds them): ibtrs-server +
+# ibnbd-server export /dev/nullb1 (nullb0's twin) on EX_KSRV_PORT (not 1234: upstream
+# rtrs-server listens there). ibnbd1: the kernel client (ibtrs-client +
+# ibnbd-client, a blk-mq /dev/ibnbdN) over 1 path, driven by fio libaio;
+# reads are exposed with FRWR and remotely invalidated (the secure
+# default). ibtrsk1: the userspace fio engine against the kernel server.
+EX_KSRV_PORT=12346
+_ksrv_loaded=0
+_ksrv_load() {
+	[ $_ksrv_loaded = 1 ] && return 0
+	local kb=$TB_TOP/build/kmod
+	[ -f "$kb/ibtrs-server.ko" ] || ex_die "$kb/ibtrs-server.ko not built (make)"
+	sys_nullblk_up
+	modprobe rdma_cm
+	insmod "$kb/ibtrs-server.ko" port=$EX_KSRV_PORT || ex_die "insmod ibtrs-server failed"
+	insmod "$kb/ibnbd-server.ko" dev_search_path=/dev || ex_die "insmod ibnbd-server failed"
+	_ksrv_loaded=1
+}
+sys_ibnbd1_up() {
+	local kb=$TB_TOP/build/kmod ctl=/sys/class/ibnbd-client/ctl before d t
+	_ksrv_load
+	insmod "$kb/ibtrs-client.ko" || ex_die "insmod ibtrs-client failed"
+	insmod "$kb/ibnbd-client.ko" port=$EX_KSRV_PORT || ex_die "insmod ibnbd-client failed"
+	before=$(ls "$ctl/devices" 2>/dev/null)
+	echo "sessname=tb-ibnbd1 path=$(tb_nth 1 "$TB_CLT_ADDRS")@$(tb_nth 1 "$TB_SRV_ADDRS") device_path=nullb1 access_mode=rw" \
+		>"$ctl/map_device" || ex_die "ibnbd map failed"
+	for d in $(ls "$ctl/devices"); do
+		echo "$before" | grep -qx "$d" || EX_IBNBD1_DEV=$d
+	done
+	for ((t = 0; t < 50; t++)); do [ -b "/dev/${EX_IBNBD1_DEV:-none}" ] && return 0; sleep 0.1; done
+	ex_die "ibnbd device did not appear"
+}
+sys_ibnbd1_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_IBNBD1_DEV"; }
+sys_ibnbd1_iosrc() { echo "blk:$EX_IBNBD1_DEV"; }
+sys_ibnbd1_desc() { echo "ibnbd 1 - frwr remote"; }
+sys_ibtrsk1_up() { _ksrv_load; [ -e "$TB_TOP/fio-engine/build/ibtrs.so" ] || ex_die "fio engine not built"; }
+sys_ibtrsk1_fio() {
+	echo "--ioengine=external:$TB_TOP/fio-engine/build/ibtrs.so --paths=$(_ibtrs_paths 1)" \
+		"--port=$EX_KSRV_PORT --devpath=nullb1 --access_mode=migration --size=1g" \
+		"--mp_policy=$EX_IBTRS_POLICY --mr_mode=$EX_IBTRS_MR --inval_mode=$EX_IBTRS_INVAL"
+}
+sys_ibtrsk1_iosrc() { _ibtrs_iosrc "$1"; }
+sys_ibtrsk1_desc() { echo "ibtrs-fio/kernel-srv 1 - $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
 
 # fio's built-in rdma engine: raw RDMA READ/WRITE between two fio processes
 # on path 1, no storage and no block protocol (the transport floor). A fio
