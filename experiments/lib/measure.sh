@@ -102,11 +102,23 @@ ex_cell() {
 		--runtime=$(((ramp + maxms) / 1000 + 60))s --norandommap --randrepeat=0 \
 		--output-format=json --output="$EX_RAW/$cell.json" >/dev/null 2>"$EX_RAW/$cell.err" &
 	fpid=$!
-	_ex_progress
-	local base=$_prog
-	for ((t = 0; t < 2000; t++)); do	# wait for IO to flow (fio start-up)
-		_ex_progress
-		[ $_prog -gt $((base + 4)) ] && break
+	# Wait for the system's own IO to flow (fio's start-up): its IO source
+	# counts (an ios_file exists only once fio's engine is up); other
+	# traffic, e.g. the kernel client's heartbeats, must not count.
+	local base=-1 n
+	for ((t = 0; t < 2000; t++)); do
+		if [ "$src" = time ]; then
+			_ex_progress
+			n=$_prog
+		elif _ex_snap_cmd "count $src"; then
+			n=${_ex_reply#ok }
+		else
+			n=-1
+		fi
+		if [ "$n" -ge 0 ]; then
+			[ "$base" -lt 0 ] && base=$n
+			[ "$n" -gt $((base + 4)) ] && break
+		fi
 		kill -0 $fpid 2>/dev/null || break
 		sleep 0.01
 	done

@@ -19,6 +19,10 @@
  *	                 engine's ios_file)
  *	       time      none: the window lasts MAX_MS (N is ignored) and
  *	                 the caller counts IOs some other way
+ *   count IOSRC...
+ *	The sources' IO count now ("ok N"; "err ..." if one cannot be opened,
+ *	e.g. an ios_file fio has not created yet): measure.sh waits on it
+ *	for the system's own IO to flow before a window.
  *   maps OUT
  *	Write every process's executable mappings ("P <pid> <comm>", then its
  *	/proc/PID/maps lines with x permission), the format of
@@ -279,6 +283,26 @@ static int snap_open_src(const char *spec, struct snap_src *s)
 	return s->fd < 0 ? -errno : 0;
 }
 
+static void snap_count(struct snap_ctx *c, char *args)
+{
+	struct snap_src src;
+	char *tok, *save = NULL;
+	uint64_t n = 0;
+	int err;
+
+	for (tok = strtok_r(args, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		err = snap_open_src(tok, &src);
+		if (err) {
+			printf("err %s: %s\n", tok, strerror(-err));
+			return;
+		}
+		n += snap_src_ios(c, &src);
+		close(src.fd);
+	}
+	printf("ok %" PRIu64 "\n", n);
+}
+
 static void snap_window(struct snap_ctx *c, char *args)
 {
 	struct snap_src src[SNAP_MAX_SRC];
@@ -463,6 +487,8 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), stdin)) {
 		if (!strncmp(line, "window ", 7))
 			snap_window(&c, line + 7);
+		else if (!strncmp(line, "count ", 6))
+			snap_count(&c, line + 6);
 		else if (!strncmp(line, "maps ", 5))
 			snap_maps(line + 5);
 		else if (!strncmp(line, "kprobes on", 10))
