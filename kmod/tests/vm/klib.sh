@@ -150,3 +150,122 @@ _kclt_cleanup() {
 	(exit $rc)
 	_kmod_cleanup
 }
+
+# ---- shared steps of the client tests (020-023, 03x) ----
+
+# kfio NAME [fio args]: libaio, direct IO on /dev/$KCLT_DEV, bounded by
+# $FIO_TIMEOUT; fails the test on an error.
+kfio() {
+	local name=$1
+	shift
+	timeout -k 10 "$FIO_TIMEOUT" fio --name="$name" \
+		--filename="/dev/$KCLT_DEV" --ioengine=libaio --direct=1 \
+		"$@" >"$LOGDIR/fio-$name.log" 2>&1 ||
+		die "fio $name failed: $(tail -5 "$LOGDIR/fio-$name.log")"
+	grep -q 'err= 0' "$LOGDIR/fio-$name.log" || die "fio $name reported errors"
+	log "fio $name: OK ($(grep -o 'IOPS=[^,]*' "$LOGDIR/fio-$name.log" | tr '\n' ' '))"
+}
+
+# kfio_bg NAME [fio args]: kfio in the background; $KFIO_PID.
+kfio_bg() {
+	local name=$1
+	shift
+	timeout -k 10 "$FIO_TIMEOUT" fio --name="$name" \
+		--filename="/dev/$KCLT_DEV" --ioengine=libaio --direct=1 \
+		"$@" >"$LOGDIR/fio-$name.log" 2>&1 &
+	KFIO_PID=$!
+}
+
+# kfio_wait NAME WHAT: waits for kfio_bg's fio; fails the test unless it
+# ended with status 0 and err= 0 ("fio failed (rc) WHAT: ...").
+kfio_wait() {
+	local rc
+	wait "$KFIO_PID"
+	rc=$?
+	[ $rc -eq 0 ] || die "fio failed ($rc) $2: $(tail -5 "$LOGDIR/fio-$1.log")"
+	grep -q 'err= 0' "$LOGDIR/fio-$1.log" || die "fio reported errors"
+}
+
+# cmp_pattern WRITE_DEV READ_DEV OFFSET_MIB [MULT]: 4 MiB of a pattern
+# (byte i = i * MULT + offset/4096, period 4099; MULT defaults to 7)
+# written through one device (O_DIRECT) must read back equal from the other.
+cmp_pattern() {
+	python3 - "$1" "$2" "$3" "${4:-7}" <<'PYEOF' || die "$1 -> $2: content differs"
+import mmap, os, sys
+wdev, rdev, off, mult = sys.argv[1], sys.argv[2], int(sys.argv[3]) << 20, int(sys.argv[4])
+n = 4 << 20
+pat = bytes((i * mult + off // 4096) & 0xff for i in range(4099))
+buf = mmap.mmap(-1, n)
+data = (pat * (n // len(pat) + 1))[:n]
+buf[:] = data
+fd = os.open(wdev, os.O_WRONLY | os.O_DIRECT)
+assert os.pwritev(fd, [buf], off) == n
+os.close(fd)
+rbuf = mmap.mmap(-1, n)
+fd = os.open(rdev, os.O_RDONLY | os.O_DIRECT)
+r = os.preadv(fd, [rbuf], off)
+os.close(fd)
+if r != n or rbuf[:] != data:
+    print("%s -> %s at %d: %d bytes read, content differs" % (wdev, rdev, off, r))
+    sys.exit(1)
+print("%s -> %s: 4 MiB at %d MiB equal" % (wdev, rdev, off >> 20))
+PYEOF
+}
+
+# kclt_check_2paths: the paths file of $KCLT_DEV (kept in
+# $LOGDIR/paths.txt): both paths connected with requests and answers, reads
+# remotely invalidated (no LOCAL_INV), no protocol error.
+kclt_check_2paths() {
+	cat "$KCLT_CTL/devices/$KCLT_DEV/paths" | tee "$LOGDIR/paths.txt"
+	[ "$(grep -c 'state=connected reqs=[1-9][0-9]* rsps=[1-9]' "$LOGDIR/paths.txt")" = 2 ] ||
+		die "not both paths connected with requests and answers"
+	[ "$(grep -c 'local_invs=0 ' "$LOGDIR/paths.txt")" = 2 ] ||
+		die "reads fell back to LOCAL_INV"
+	grep -q 'proto_errors=[1-9]' "$LOGDIR/paths.txt" && die "protocol errors counted"
+}
+
+# kclt_wait_connected FILE N: up to 10 s for N paths in FILE to be connected.
+kclt_wait_connected() {
+	local i
+	for i in $(seq 1 100); do
+		[ "$(grep -c 'state=connected' "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# kclt_cut_setup SESSNAME: the set-up of the path-cut tests (022, 023):
+# kernel server and client (reconnect backoff 0.5-2 s) serving nullb0,
+# mapped over 2 paths; $P is the device's paths file, FIO_TIMEOUT=150.
+kclt_cut_setup() {
+	kmod_need
+	kclt_need
+	need_paths 2
+	type tb_path_cut >/dev/null 2>&1 || skip "testbed guest-lib.sh (tb_path_cut) missing"
+	setup_nullb
+	kmod_load
+	kclt_load reconnect_min_ms=500 reconnect_max_ms=2000
+	kclt_map "sessname=$1$(kclt_paths 2) device_path=nullb0"
+	P=$KCLT_CTL/devices/$KCLT_DEV/paths
+	FIO_TIMEOUT=150
+}
+
+# kclt_cut_fio NAME: 48 MiB of verified 4k random writes at 6 MiB/s (~8 s
+# of writes, then the verify reads) in the background, 2 s later both
+# paths must be carrying IO.
+kclt_cut_fio() {
+	kfio_bg "$1" --rw=randwrite --bs=4k --iodepth=16 --size=48m --rate=6m \
+		--verify=crc32c --do_verify=1 --verify_fatal=1
+	sleep 2
+	cat "$P"
+	[ "$(grep -c 'state=connected reqs=[1-9]' "$P")" = 2 ] ||
+		die "not both paths carrying IO before the cut"
+}
+
+# kclt_finish [LOG LINES]: unmap, unload the four modules, check the log.
+kclt_finish() {
+	kclt_unmap "$KCLT_DEV"
+	kclt_unload
+	kmod_unload
+	kmod_log_check "${1:-25}"
+}
