@@ -7,9 +7,10 @@
 #   make check-vm     VM integration tests only (VM_TESTS='glob ...' to pick)
 #   make experiments  deps + build + the benchmark suite in the testbed
 #   make plots        regenerate plots/ from results/summary.csv
-#   make install      install the fio engine and the daemon
+#   make install      install the fio engine, the daemon, the ibnbd tool
+#                     (/usr/local/sbin) and the kernel modules when built
 SHELL := /bin/bash
-COMPONENTS := $(foreach d,trs server fio-engine,$(if $(wildcard $(d)/Makefile),$(d)))
+COMPONENTS := $(foreach d,trs server fio-engine kmod/cli,$(if $(wildcard $(d)/Makefile),$(d)))
 
 # The testbed's instruction profiler (QEMU plugin); skipped with a warning
 # when QEMU's plugin header cannot be fetched.
@@ -37,6 +38,8 @@ trs:
 	$(MAKE) -C trs
 server fio-engine: trs
 	$(MAKE) -C $@
+kmod/cli:
+	$(MAKE) -C $@
 
 deps:
 	@experiments/testbed/deps.sh
@@ -57,7 +60,10 @@ plots:
 	@$(MAKE) -C plots
 
 install: build
-	@for d in $(COMPONENTS); do $(MAKE) -C $$d install || exit 1; done
+	@for d in $(COMPONENTS); do grep -q '^install:' $$d/Makefile || continue; \
+		$(MAKE) -C $$d install || exit 1; done
+	@if ls build/kmod/*.ko >/dev/null 2>&1; then $(MAKE) -C kmod install; \
+	else echo "kmod: modules not built: not installed"; fi
 
 clean:
 	@for d in $(COMPONENTS); do $(MAKE) -C $$d clean; done
