@@ -80,6 +80,10 @@ MODULE_PARM_DESC(mp_policy, "path selection: 0 round-robin, 1 min-inflight, 2 mi
 
 static struct workqueue_struct *ibtrs_clt_wq;
 
+/* every open session, for the device removal (ibtrs_clt_ib_client) */
+static LIST_HEAD(ibtrs_clt_sessions);
+static DEFINE_MUTEX(ibtrs_clt_sess_mutex);
+
 /**
  * enum ibtrs_clt_path_state - life of a path.
  * @IBTRS_CLT_PATH_IDLE: no connection (never connected, or torn down).
@@ -203,6 +207,8 @@ struct ibtrs_clt_io {
  * @err_work: tears a failed path down (process context).
  * @reco_work: reconnects a path that is down.
  * @reco_attempt: reconnect attempts since the path was last up.
+ * @conn_mutex: held while the path connects or is torn down, so that the
+ *	device removal can wait for either.
  * @failing: the error work was queued.
  * @inflight: IOs posted on the path and not ended.
  * @reqs: requests posted.
@@ -249,6 +255,7 @@ struct ibtrs_clt_path {
 	struct work_struct err_work;
 	struct delayed_work reco_work;
 	u32 reco_attempt;
+	struct mutex conn_mutex;	/* connect and teardown */
 	atomic_t failing;
 	atomic_t inflight;
 	atomic64_t reqs;
@@ -263,6 +270,7 @@ struct ibtrs_clt_path {
 
 /**
  * struct ibtrs_clt_sess - a client session.
+ * @list: in ibtrs_clt_sessions (under ibtrs_clt_sess_mutex).
  * @sessname: its name.
  * @uuid: sess_uuid.
  * @port: server port.
@@ -292,6 +300,7 @@ struct ibtrs_clt_path {
  * @pending_work: fails @pending after ctrl_loss_tmo_ms.
  */
 struct ibtrs_clt_sess {
+	struct list_head list;
 	char sessname[TRS_SESSNAME_MAX];
 	u8 uuid[TRS_UUID_LEN];
 	u16 port;
@@ -772,7 +781,7 @@ static int ibtrs_clt_create_ib(struct ibtrs_clt_path *path)
 	struct ib_qp_init_attr attr = {};
 	int sq, rq, i, ret;
 
-	path->dev = dev;
+	WRITE_ONCE(path->dev, dev);
 	/* MR + request + LOCAL_INV per chunk; heartbeats, acks, INFO_REQ */
 	sq = 3 * max_queue_depth + IBTRS_CLT_RX_EXTRA;
 	/* an answer per chunk, heartbeats and their acks */
@@ -880,6 +889,7 @@ static void ibtrs_clt_destroy_ib(struct ibtrs_clt_path *path)
 		rdma_destroy_id(path->cm_id);
 		path->cm_id = NULL;
 	}
+	WRITE_ONCE(path->dev, NULL);
 }
 
 static int ibtrs_clt_route_resolved(struct ibtrs_clt_path *path)
@@ -1074,8 +1084,8 @@ static int ibtrs_clt_send_info_req(struct ibtrs_clt_path *path)
 	return ib_post_send(path->qp, &wr, NULL);
 }
 
-/* Connect @path and join the session; process context. */
-static int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
+/* Connect @path and join the session; process context, conn_mutex held. */
+static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 {
 	struct ibtrs_clt_sess *sess = path->sess;
 	struct sockaddr *src = NULL;
@@ -1171,6 +1181,16 @@ out_idle:
 	path->state = IBTRS_CLT_PATH_IDLE;
 	spin_unlock_irqrestore(&sess->lock, flags);
 	ibtrs_clt_err(path, "cannot connect: %d\n", ret);
+	return ret;
+}
+
+static int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
+{
+	int ret;
+
+	mutex_lock(&path->conn_mutex);
+	ret = __ibtrs_clt_path_connect(path);
+	mutex_unlock(&path->conn_mutex);
 	return ret;
 }
 
@@ -1306,9 +1326,9 @@ static void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
 	struct ibtrs_clt_sess *sess = path->sess;
 	struct ibtrs_clt_io *io;
 	unsigned long flags;
-	LIST_HEAD(dead);
 	u32 i;
 
+	mutex_lock(&path->conn_mutex);
 	spin_lock_irqsave(&sess->lock, flags);
 	path->state = IBTRS_CLT_PATH_FAILED;
 	sess->mp[path->idx].usable = false;
@@ -1335,6 +1355,7 @@ out_idle:
 	spin_lock_irqsave(&sess->lock, flags);
 	path->state = IBTRS_CLT_PATH_IDLE;
 	spin_unlock_irqrestore(&sess->lock, flags);
+	mutex_unlock(&path->conn_mutex);
 }
 
 static void ibtrs_clt_reco_schedule(struct ibtrs_clt_path *path)
@@ -1368,7 +1389,9 @@ static void ibtrs_clt_reco_work(struct work_struct *work)
 						   struct ibtrs_clt_path,
 						   reco_work);
 
-	if (READ_ONCE(path->sess->closing))
+	/* also queued early by a device's arrival (ibtrs_clt_add_one()) */
+	if (READ_ONCE(path->sess->closing) ||
+	    READ_ONCE(path->state) != IBTRS_CLT_PATH_IDLE)
 		return;
 	path->recon_cnt++;
 	if (ibtrs_clt_path_connect(path)) {
@@ -1624,12 +1647,16 @@ struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 				htons(port);
 		generate_random_uuid(path->uuid);
 		spin_lock_init(&path->lock);
+		mutex_init(&path->conn_mutex);
 		path->ctl_cqe.done = ibtrs_clt_ctl_done;
 		path->reg_cqe.done = ibtrs_clt_reg_done;
 		INIT_DELAYED_WORK(&path->hb_work, ibtrs_clt_hb_work);
 		INIT_WORK(&path->err_work, ibtrs_clt_err_work);
 		INIT_DELAYED_WORK(&path->reco_work, ibtrs_clt_reco_work);
 	}
+	mutex_lock(&ibtrs_clt_sess_mutex);
+	list_add_tail(&sess->list, &ibtrs_clt_sessions);
+	mutex_unlock(&ibtrs_clt_sess_mutex);
 	for (i = 0; i < npaths; i++) {
 		ret = ibtrs_clt_path_connect(&sess->paths[i]);
 		if (!ret)
@@ -1650,6 +1677,9 @@ void ibtrs_clt_close(struct ibtrs_clt_sess *sess)
 	unsigned long flags;
 	int i;
 
+	mutex_lock(&ibtrs_clt_sess_mutex);	/* a device removal is done */
+	list_del(&sess->list);
+	mutex_unlock(&ibtrs_clt_sess_mutex);
 	spin_lock_irqsave(&sess->lock, flags);
 	sess->closing = true;
 	spin_unlock_irqrestore(&sess->lock, flags);
@@ -1768,8 +1798,92 @@ int ibtrs_clt_parse_path(const char *s, struct ibtrs_clt_addr *addr)
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_parse_path);
 
+/* ---------------------------------------------------------------- */
+/* Device arrival and removal                                        */
+
+/*
+ * @path uses @dev, which goes away: fail the path (its IO fails over as
+ * after any failure), wait for its teardown and for a connect in progress,
+ * until nothing of the path is on @dev. Bounded: a failed path's connect
+ * ends its waits at once.
+ */
+static void ibtrs_clt_path_release_dev(struct ibtrs_clt_path *path,
+				       struct ib_device *dev)
+{
+	bool busy;
+
+	for (;;) {
+		ibtrs_clt_path_fail(path, "device removal");
+		flush_work(&path->err_work);
+		if (mutex_trylock(&path->conn_mutex)) {
+			busy = READ_ONCE(path->dev) == dev;
+			mutex_unlock(&path->conn_mutex);
+			if (!busy)
+				return;
+		}
+		msleep(20);
+	}
+}
+
+/*
+ * Called before the RDMA CM's own removal (clients go in reverse order of
+ * registration): every QP, CQ, MR pool, PD and cm_id of our paths on @dev
+ * is released when this returns. The paths reconnect with backoff; a path
+ * on a device that is gone keeps trying until one for its address appears.
+ */
+static void ibtrs_clt_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct ibtrs_clt_sess *sess;
+	int i;
+
+	mutex_lock(&ibtrs_clt_sess_mutex);
+	list_for_each_entry(sess, &ibtrs_clt_sessions, list) {
+		for (i = 0; i < sess->npaths; i++) {
+			struct ibtrs_clt_path *path = &sess->paths[i];
+
+			if (READ_ONCE(path->dev) != dev)
+				continue;
+			ibtrs_clt_info(path, "device %s removed\n",
+				       dev_name(&dev->dev));
+			ibtrs_clt_path_release_dev(path, dev);
+			ibtrs_clt_info(path, "released device %s\n",
+				       dev_name(&dev->dev));
+		}
+	}
+	mutex_unlock(&ibtrs_clt_sess_mutex);
+}
+
+/* A new device may carry a path that is down: try it soon. */
+static int ibtrs_clt_add_one(struct ib_device *dev)
+{
+	struct ibtrs_clt_sess *sess;
+	int i;
+
+	mutex_lock(&ibtrs_clt_sess_mutex);
+	list_for_each_entry(sess, &ibtrs_clt_sessions, list) {
+		for (i = 0; i < sess->npaths; i++) {
+			struct ibtrs_clt_path *path = &sess->paths[i];
+
+			if (READ_ONCE(path->state) == IBTRS_CLT_PATH_IDLE &&
+			    delayed_work_pending(&path->reco_work))
+				mod_delayed_work(ibtrs_clt_wq, &path->reco_work,
+						 msecs_to_jiffies(reconnect_min_ms));
+		}
+	}
+	mutex_unlock(&ibtrs_clt_sess_mutex);
+	return 0;
+}
+
+static struct ib_client ibtrs_clt_ib_client = {
+	.name = "ibtrs_client",
+	.add = ibtrs_clt_add_one,
+	.remove = ibtrs_clt_remove_one,
+};
+
 static int __init ibtrs_clt_init(void)
 {
+	int ret;
+
 	if (max_queue_depth < 1 || max_queue_depth >= TRS_MAX_QUEUE_DEPTH ||
 	    !hb_interval_ms || !hb_missed_max || !reconnect_min_ms ||
 	    reconnect_max_ms < reconnect_min_ms ||
@@ -1780,11 +1894,19 @@ static int __init ibtrs_clt_init(void)
 	ibtrs_clt_wq = alloc_workqueue("ibtrs_clt", WQ_MEM_RECLAIM, 0);
 	if (!ibtrs_clt_wq)
 		return -ENOMEM;
+	ret = ib_register_client(&ibtrs_clt_ib_client);
+	if (ret)
+		goto out_destroy_wq;
 	return 0;
+
+out_destroy_wq:
+	destroy_workqueue(ibtrs_clt_wq);
+	return ret;
 }
 
 static void __exit ibtrs_clt_exit(void)
 {
+	ib_unregister_client(&ibtrs_clt_ib_client);
 	destroy_workqueue(ibtrs_clt_wq);
 }
 
