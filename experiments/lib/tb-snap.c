@@ -30,6 +30,9 @@
  *	window's user addresses. Run right after a window, while the measured
  *	processes live; done here because forking a dump tool costs seconds
  *	of wall time per window under TCG (binaries paged in over 9p).
+ *   sleep MS
+ *	Answer "ok" after MS milliseconds: a window sent with it in one
+ *	write opens once the sender (e.g. a remote command channel) is gone.
  *   kprobes on|off
  *	Also sample the work-request kprobes of measure.sh's counting pass
  *	(hits of tbwr/send and tbwr/recv in kprobe_profile).
@@ -456,6 +459,23 @@ static int snap_open_rxe(struct snap_ctx *c, char *list)
 	return 0;
 }
 
+static void snap_sleep(const char *arg)
+{
+	char *end;
+	unsigned long ms = strtoul(arg, &end, 10);
+	struct timespec ts;
+
+	if (end == arg || ms > 600000) {
+		printf("err usage: sleep MS (at most 600000)\n");
+		return;
+	}
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	printf("ok\n");
+}
+
 int main(int argc, char **argv)
 {
 	static struct snap_ctx c = { .blk_fd = -1, .kprobe_fd = -1 };
@@ -495,6 +515,8 @@ int main(int argc, char **argv)
 			printf("%s\n", snap_kprobes_on(&c) ? "err no kprobe_profile" : "ok");
 		else if (!strncmp(line, "kprobes off", 11))
 			printf("%s\n", snap_kprobes_off(&c) ? "err" : "ok");
+		else if (!strncmp(line, "sleep ", 6))
+			snap_sleep(line + 6);
 		else if (!strncmp(line, "quit", 4))
 			break;
 		else

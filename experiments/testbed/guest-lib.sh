@@ -28,6 +28,28 @@ tb_srv() {
 	fi
 }
 
+# Ask the host runner for what only it can do (two-host mode; two-hosts.sh
+# lists the requests: "link I up|down [srv|clt|both]", "kill srv",
+# "start srv"). Prints the host's answer; status 0 when it was done.
+tb_host() {
+	local q=${TB_OUT:?}/hostreq n t rc
+	[ "${TB_ROLE:-}" = clt ] || { echo "tb_host: only the client guest of --two-hosts" >&2; return 2; }
+	mkdir -p "$q"
+	n=$(date +%s%N)
+	printf '%s\n' "$*" >"$q/$n.tmp" && mv "$q/$n.tmp" "$q/$n.req" || return 2
+	for ((t = 0; t < 600; t++)); do
+		if [ -s "$q/$n.rsp" ]; then
+			rc=$(head -n1 "$q/$n.rsp")
+			tail -n +2 "$q/$n.rsp"
+			rm -f "$q/$n.rsp"
+			return "$rc"
+		fi
+		sleep 0.1
+	done
+	echo "tb_host: no answer to '$*' in 60 s" >&2
+	return 2
+}
+
 # Cut/restore path I. In the VM: netdev down (or "rxe": delete the rxe
 # device); on real hosts: the client netdev of path I goes down/up.
 tb_path_cut() {	# two-host mode: paths.sh cuts this guest's side (ethI)

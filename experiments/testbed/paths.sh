@@ -7,6 +7,8 @@
 #        paths.sh cut I [how]   cut path I; how = link (default: netdev down)
 #                               or rxe (delete the rxe device: device removal)
 #        paths.sh restore I     undo a cut
+#        paths.sh shape I RATE  tbf qdisc on path I's netdev (RATE e.g.
+#                               100mbit, or off); in two-host mode a real hop
 #        paths.sh show
 #
 # Path I is one dummy netdev tbI carrying the server address 10.99.I.1 and
@@ -164,11 +166,23 @@ _restore() {
 	_wait_active "$i" $me
 }
 
+# Shape path I's outgoing traffic on this side: a tbf qdisc on its NIC
+# (RATE in tc's units, e.g. 100mbit; "off" removes it). In two-host mode
+# the NIC is a real hop, so shaping both sides bounds the path both ways.
+_shape() {
+	local dev i=$1 rate=$2
+	dev=$(_netdev "$i")
+	tc qdisc del dev "$dev" root 2>/dev/null
+	[ "$rate" = off ] && return 0
+	tc qdisc add dev "$dev" root tbf rate "$rate" burst 64kb latency 100ms
+}
+
 case ${1:-} in
 up) _up "${2:?path count}" ;;
 up-nic) _up_nic "${2:?path count}" "${3:?role srv|clt}" ;;
 cut) _cut "${2:?path index}" "${3:-link}" ;;
 restore) _restore "${2:?path index}" ;;
+shape) _shape "${2:?path index}" "${3:?rate (e.g. 100mbit) or off}" ;;
 show) rdma link show; ip -br addr ;;
-*) sed -n '2,10p' "$0" >&2; exit 2 ;;
+*) sed -n '2,12p' "$0" >&2; exit 2 ;;
 esac
