@@ -140,6 +140,8 @@ kclt_unmap() {	# NAME [normal|force]
 
 _kclt_cleanup() {
 	local rc=$? d
+	# KCLT_EXTRA_CLEANUP runs before the devices go (e.g. a umount)
+	[ -n "${KCLT_EXTRA_CLEANUP:-}" ] && eval "$KCLT_EXTRA_CLEANUP"
 	if [ $KCLT_LOADED != 0 ]; then
 		for d in $(ls "$KCLT_CTL/devices" 2>/dev/null); do
 			echo force >"$KCLT_CTL/devices/$d/unmap_device"
@@ -268,4 +270,42 @@ kclt_finish() {
 	kclt_unload
 	kmod_unload
 	kmod_log_check "${1:-25}"
+}
+
+# kclt_cli_need: the ibnbd tool (kmod/cli), built here if the host has not
+# (the guest's writes stay in its overlay); $IBNBD is its path.
+kclt_cli_need() {
+	IBNBD=$TB_TOP/build/cli/ibnbd
+	make -s -C "$TB_TOP/kmod/cli" >"$LOGDIR/cli-build.log" 2>&1 ||
+		die "building kmod/cli failed: $(tail -5 "$LOGDIR/cli-build.log")"
+	[ -x "$IBNBD" ] || die "no $IBNBD after make -C kmod/cli"
+}
+
+# kclt_cli_map ARGS...: ibnbd map ARGS; $KCLT_DEV is the new device (the
+# tool's output, /dev/ibnbdN, must be a block device).
+kclt_cli_map() {
+	local out
+	out=$("$IBNBD" map "$@" 2>"$LOGDIR/cli-err.txt") ||
+		die "ibnbd map $*: $(cat "$LOGDIR/cli-err.txt")"
+	[ -b "$out" ] || die "ibnbd map printed '$out', not a block device"
+	KCLT_DEV=${out#/dev/}
+	[ -d "$KCLT_CTL/devices/$KCLT_DEV" ] || die "no $KCLT_CTL/devices/$KCLT_DEV"
+}
+
+# kclt_cli_map_fails ERRNO_NAME ARGS...: ibnbd map must exit 1 naming the
+# errno; its stderr is left in $LOGDIR/cli-err.txt.
+kclt_cli_map_fails() {
+	local want=$1 rc
+	shift
+	"$IBNBD" map "$@" >/dev/null 2>"$LOGDIR/cli-err.txt" && rc=0 || rc=$?
+	[ $rc = 1 ] || die "ibnbd map $*: exit $rc, expected 1: $(cat "$LOGDIR/cli-err.txt")"
+	grep -q "($want)" "$LOGDIR/cli-err.txt" ||
+		die "ibnbd map $*: not $want: $(cat "$LOGDIR/cli-err.txt")"
+}
+
+# kclt_paths_args N: "--path c1@s1 --path c2@s2" for the first N paths.
+kclt_paths_args() {
+	local p out=
+	for p in $(fio_paths "$1" | tr , ' '); do out="$out --path $p"; done
+	echo "$out"
 }
