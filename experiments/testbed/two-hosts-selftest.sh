@@ -5,7 +5,9 @@
 # hardware mode makes over ssh); the fio engine in this guest writes and
 # verifies over both links, the client side of link 1 goes down, and a
 # second verified job must run over link 2 alone. Also measures QD1 4k read
-# latency per link (a single-path job each). Prints PASS/FAIL lines.
+# latency per link (a single-path job each). Then the same with the kernel
+# modules (server modules there, client modules here) and a link cut on the
+# server's side by the host (QMP set_link). Prints PASS/FAIL lines.
 set -uo pipefail
 . "$TB_TOP/experiments/testbed/guest-lib.sh"
 port=12345
@@ -67,4 +69,62 @@ grep -q "report: path 2 .* writes=[1-9]" "$log/fio-cut.log" &&
 echo "PASS: two-hosts: verified IO with link 1 down (link 2 only)"
 tb_path_restore 1 || fail "cannot restore link 1"
 tb_srv "pkill -TERM ibnbd-serverd; sleep 1; cat /tmp/srvd.log" >"$log/srvd.log" 2>&1
+
+# The kernel modules: the server modules in the server guest, the client
+# modules here, /dev/ibnbd0 over both links; then the server guest's NIC of
+# link 1 loses its carrier (QMP set_link from the host: the cable pulled on
+# the far side) during a verified job: the client fails path 1 over to
+# path 2 and the job verifies.
+kb=$TB_TOP/build/kmod
+kport=12346
+[ -e "$kb/ibnbd-client.ko" ] && [ -e "$kb/ibnbd-server.ko" ] || fail "kernel modules not built (make -C kmod)"
+kfail() {
+	dmesg >"$log/dmesg-clt.log"
+	tb_srv "dmesg" >"$log/dmesg-srv.log" 2>&1
+	fail "$*"
+}
+tb_srv "modprobe rdma_cm && insmod build/kmod/ibtrs-server.ko port=$kport &&
+	insmod build/kmod/ibnbd-server.ko dev_search_path=/dev" >"$log/kserver-load.log" 2>&1 ||
+	kfail "server modules do not load in the server guest: $(cat "$log/kserver-load.log")"
+modprobe rdma_cm && insmod "$kb/ibtrs-client.ko" && insmod "$kb/ibnbd-client.ko" port=$kport ||
+	kfail "client modules do not load"
+echo "sessname=two-hosts path=10.99.1.2@10.99.1.1 path=10.99.2.2@10.99.2.1 device_path=nullb0 access_mode=rw" \
+	>/sys/class/ibnbd-client/ctl/map_device || kfail "map_device failed: $(dmesg | tail -3)"
+for ((t = 0; t < 50; t++)); do [ -b /dev/ibnbd0 ] && break; sleep 0.1; done
+[ -b /dev/ibnbd0 ] || kfail "no /dev/ibnbd0"
+kjob() {	# NAME FIO-ARGS...
+	local name=$1
+	shift
+	timeout 120 fio --name="$name" --filename=/dev/ibnbd0 --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=4k --iodepth=8 --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		"$@" >"$log/fio-$name.log" 2>&1
+}
+pstat() {	# path I's line of the device's paths file
+	grep "10.99.$1.1" /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths
+}
+kjob kboth --size=16m --offset=64m || kfail "kernel client verify over 2 links: $(tail -3 "$log/fio-kboth.log")"
+pstat 1 | grep -q "rsps=[1-9]" && pstat 2 | grep -q "rsps=[1-9]" ||
+	kfail "both links did not carry the kernel client's IO: $(cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths)"
+echo "PASS: two-hosts: kernel client and kernel server in separate guests, verified over 2 links"
+
+kjob kcut --size=32m --offset=96m --rate=4m &
+fpid=$!
+sleep 2
+tb_host link 1 down srv >"$log/host-link-down.log" 2>&1 ||
+	kfail "host: set_link down: $(cat "$log/host-link-down.log")"
+wait $fpid || kfail "kernel client verify with the server's link 1 unplugged: $(tail -3 "$log/fio-kcut.log")"
+cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths >"$log/paths-after-cut.txt"
+pstat 1 | grep -q "failovers=[1-9]" && ! pstat 1 | grep -q "state=connected" ||
+	kfail "path 1 did not fail over when the server's NIC lost carrier: $(cat "$log/paths-after-cut.txt")"
+echo "PASS: two-hosts: the server guest's NIC of link 1 unplugged (QMP): failover to link 2, verified"
+tb_host link 1 up srv >/dev/null 2>&1
+echo normal >/sys/class/ibnbd-client/ctl/devices/ibnbd0/unmap_device || kfail "unmap failed"
+rmmod ibnbd_client ibtrs_client || kfail "rmmod of the client modules failed"
+tb_srv "rmmod ibnbd_server ibtrs_server" >/dev/null 2>&1 || kfail "rmmod of the server modules failed"
+dmesg >"$log/dmesg-clt.log"
+tb_srv "dmesg" >"$log/dmesg-srv.log" 2>&1
+if grep -nE 'WARNING:|\bBUG\b|Oops|hung task|KASAN|UBSAN|general protection|refcount_t:' \
+	"$log/dmesg-clt.log" "$log/dmesg-srv.log"; then
+	fail "kernel log reports an error (above)"
+fi
 exit 0

@@ -14,22 +14,28 @@ out=$(cd "$out" && pwd)
 lock=(flock /tmp/ibtrs-vm.lock)
 [ "${TB_VM_LOCK_HELD:-0}" = 1 ] && lock=()
 probe=experiments/testbed/probes/path-perf.sh
-for m in one-guest two-hosts; do
+# PP_SHAPE="I:RATE" (e.g. "2:40mbit"): a third run, two guests with path I
+# shaped on both sides (paths.sh shape), in OUT/two-hosts-shaped.
+modes="one-guest two-hosts"
+[ -n "${PP_SHAPE:-}" ] && modes+=" two-hosts-shaped"
+for m in $modes; do
 	b=$top/build/testbed/path-perf-$m
 	rm -rf "$b"
 	args=(--paths 2 -q --timeout 400 --out "$b")
-	[ $m = two-hosts ] && args+=(--two-hosts)
-	"${lock[@]}" experiments/testbed/run "${args[@]}" -- "$probe" >"$b.log" 2>&1 || {
+	cmd=("$probe")
+	[ $m != one-guest ] && args+=(--two-hosts)
+	[ $m = two-hosts-shaped ] && cmd=(env PP_SHAPE="$PP_SHAPE" "$probe")
+	"${lock[@]}" experiments/testbed/run "${args[@]}" -- "${cmd[@]}" >"$b.log" 2>&1 || {
 		echo "path-perf-run: $m failed: $(tail -5 "$b.log")" >&2
 		exit 1
 	}
 	d=$b
-	[ $m = two-hosts ] && d=$b/clt
+	[ $m != one-guest ] && d=$b/clt
 	mkdir -p "$out/$m"
 	cp "$d/path-perf/results.txt" "$out/$m/"
 	grep -h "^tb: guest" "$d/output.log" | head -1 >"$out/$m/guest.txt" || true
 	cp "$d/qemu-cmdline" "$out/$m/"
-	[ $m = two-hosts ] && cp "$b/srv/qemu-cmdline" "$out/$m/qemu-cmdline.srv"
+	[ $m != one-guest ] && cp "$b/srv/qemu-cmdline" "$out/$m/qemu-cmdline.srv"
 done
 {
 	echo "commit $(git rev-parse HEAD)$(git diff --quiet HEAD -- experiments || echo ' (experiments/ modified)')"

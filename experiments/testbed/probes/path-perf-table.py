@@ -31,6 +31,8 @@ def main():
     d = sys.argv[1]
     one = load(os.path.join(d, "one-guest", "results.txt"))
     two = load(os.path.join(d, "two-hosts", "results.txt"))
+    shp_file = os.path.join(d, "two-hosts-shaped", "results.txt")
+    shp = load(shp_file) if os.path.exists(shp_file) else None
     meta = open(os.path.join(d, "meta.txt")).read().strip().splitlines()
     paths = sorted({p for p, _ in one} | {p for p, _ in two})
     print("# Per-path latency and bandwidth: one guest vs two guests\n")
@@ -43,15 +45,24 @@ def main():
     for line in meta:
         print("- " + line)
     print()
-    print("| metric | path | one guest | two guests | two / one |")
-    print("|---|---|---|---|---|")
+    shaped = {p: v for (p, k), v in (shp or {}).items() if k == "shaped_to_mbit"}
+    extra = ""
+    if shp:
+        extra = " | two guests, %s |" % ", ".join(
+            "path %d shaped to %g Mbit/s both ways" % (p, v) for p, v in sorted(shaped.items()))
+        print("The last column is a third run: two guests with `paths.sh shape` (a tbf qdisc "
+              "on each side's NIC of the path).\n")
+    print("| metric | path | one guest | two guests | two / one |" + extra)
+    print("|---|---|---|---|---|" + ("---|" if shp else ""))
+    f = lambda v: "%.1f" % v if v is not None else "-"
     for k, name in METRICS:
         for p in paths:
             a, b = one.get((p, k)), two.get((p, k))
             ratio = "%.2f" % (b / a) if a and b else "-"
-            fa = "%.1f" % a if a is not None else "-"
-            fb = "%.1f" % b if b is not None else "-"
-            print("| %s | %d | %s | %s | %s |" % (name, p, fa, fb, ratio))
+            row = "| %s | %d | %s | %s | %s |" % (name, p, f(a), f(b), ratio)
+            if shp:
+                row += " %s |" % f(shp.get((p, k)))
+            print(row)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 # path I: ib_send_lat 2 B and ib_write_bw 64 KiB on rxeI (rdma_cm,
 # perftest), then the fio engine against ibnbd-serverd over that path
 # alone: 4k random read at QD1 (latency) and 128k sequential read at QD8
-# (bandwidth), 3 s each. Writes "path metric value" lines to
+# (bandwidth), 3 s each. PP_SHAPE shapes paths first (below). Writes "path metric value" lines to
 # $TB_OUT/path-perf/results.txt (probes/path-perf-run.sh drives it).
 set -uo pipefail
 . "$TB_TOP/experiments/testbed/guest-lib.sh"
@@ -26,6 +26,15 @@ tb_srv "modprobe null_blk nr_devices=1 queue_mode=2 irqmode=0 gb=1 bs=512 memory
 for ((t = 0; t < 100; t++)); do
 	tb_srv "grep -q 'listening on' /tmp/srvd.log" && break
 	sleep 0.2
+done
+
+# PP_SHAPE="I:RATE ...": shape those paths on both sides first (paths.sh
+# shape: a tbf qdisc on each side's NIC of path I).
+for sh in ${PP_SHAPE:-}; do
+	"$TB_TOP/experiments/testbed/paths.sh" shape "${sh%%:*}" "${sh#*:}" &&
+		tb_srv "experiments/testbed/paths.sh shape ${sh%%:*} ${sh#*:}" ||
+		fail "cannot shape path ${sh%%:*} to ${sh#*:}"
+	echo "${sh%%:*} shaped_to_mbit ${sh#*:}" | sed 's/mbit$//' >>"$res"
 done
 
 perf() {	# TOOL PORT ARGS...: server side via tb_srv, client here
@@ -75,4 +84,4 @@ EOT
 done
 tb_srv "pkill -TERM ibnbd-serverd; sleep 1; cat /tmp/srvd.log" >"$out/srvd.log" 2>&1
 cat "$res"
-[ "$(wc -l <"$res")" = $((TB_PATHS * 10)) ] || fail "some measurements are missing (above)"
+[ "$(grep -vc shaped_to "$res")" = $((TB_PATHS * 10)) ] || fail "some measurements are missing (above)"
