@@ -24,6 +24,9 @@
  * Unanswered IO of a failed path that finds no other path waits for a
  * reconnect as long as new IO does, then fails with -ENOTCONN.
  *
+ * Sysfs: /sys/kernel/ibtrs-client/<sessname>/ (policy, counters,
+ * add_path, per path reconnect/remove_path). Device removal: an ib_client.
+ *
  * Not yet: several connections per path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -39,6 +42,7 @@
 #include <rdma/rdma_cm.h>
 #include <rdma/mr_pool.h>
 #include <net/net_namespace.h>
+#include <net/ipv6.h>
 
 #include "trs_common.h"
 #include "ibtrs-clt.h"
@@ -219,6 +223,10 @@ struct ibtrs_clt_io {
  * @proto_errors: protocol violations seen.
  * @failovers: IOs re-posted on another path after this one failed.
  * @reconnects: successful reconnects.
+ * @msgs: messages posted (requests, heartbeats and their acks, INFO_REQ).
+ * @kobj: its sysfs directory (owns the struct).
+ * @removing: remove_path runs: no reconnect.
+ * @reco_now: the teardown is a requested reconnect: no backoff.
  */
 struct ibtrs_clt_path {
 	struct ibtrs_clt_sess *sess;
@@ -266,6 +274,10 @@ struct ibtrs_clt_path {
 	atomic64_t proto_errors;
 	atomic64_t failovers;
 	atomic64_t reconnects;
+	atomic64_t msgs;
+	struct kobject kobj;
+	bool removing;
+	bool reco_now;
 };
 
 /**
@@ -274,8 +286,9 @@ struct ibtrs_clt_path {
  * @sessname: its name.
  * @uuid: sess_uuid.
  * @port: server port.
- * @npaths: entries of @paths.
- * @paths: the paths.
+ * @npaths: slots of @paths in use (removed paths leave NULL).
+ * @paths: the paths; changed under ibtrs_clt_sess_mutex and @lock, an index
+ *	stays a path's for its life (sess->mp[idx]).
  * @sized: the first accept sized the session (the fields below).
  * @queue_depth: chunks = permits.
  * @chunk_size: bytes per chunk, the largest IO.
@@ -298,6 +311,16 @@ struct ibtrs_clt_path {
  *	is up (ctrl_loss_tmo_ms).
  * @pending: IO of failed paths waiting for a path (under @lock).
  * @pending_work: fails @pending after ctrl_loss_tmo_ms.
+ * @kobj: /sys/kernel/ibtrs-client/<sessname>/ (owns the struct).
+ * @paths_kobj: its paths/ directory.
+ * @ctl_mutex: serializes add_path, remove_path, reconnect and the close.
+ * @mp_policy: &enum trs_mp_policy, under @lock.
+ * @inflight: requests taken and not yet ended.
+ * @nr_ios: requests taken (ibtrs_clt_request()).
+ * @read_bytes: bytes of those reads.
+ * @write_bytes: bytes of those writes.
+ * @gone: counters of removed paths (msgs, reg_wrs, failovers,
+ *	reconnects), under ibtrs_clt_sess_mutex.
  */
 struct ibtrs_clt_sess {
 	struct list_head list;
@@ -305,7 +328,7 @@ struct ibtrs_clt_sess {
 	u8 uuid[TRS_UUID_LEN];
 	u16 port;
 	int npaths;
-	struct ibtrs_clt_path *paths;
+	struct ibtrs_clt_path *paths[IBTRS_CLT_MAX_PATHS];
 	bool sized;
 	u32 queue_depth;
 	u32 chunk_size;
@@ -326,6 +349,15 @@ struct ibtrs_clt_sess {
 	unsigned long all_down_at;
 	struct list_head pending;
 	struct delayed_work pending_work;
+	struct kobject kobj;
+	struct kobject *paths_kobj;
+	struct mutex ctl_mutex;	/* add_path, remove_path, reconnect, close */
+	int mp_policy;
+	atomic_t inflight;
+	atomic64_t nr_ios;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	u64 gone[4];
 };
 
 #define ibtrs_clt_err(path, fmt, ...)					\
@@ -449,6 +481,7 @@ static void ibtrs_clt_io_end(struct ibtrs_clt_io *io)
 		sess->mp[path->idx].inflight--;
 	spin_unlock_irqrestore(&sess->lock, flags);
 	atomic_dec(&path->inflight);
+	atomic_dec(&sess->inflight);
 	io->conf(io->priv, io->status);
 }
 
@@ -513,7 +546,10 @@ static int ibtrs_clt_post_imm(struct ibtrs_clt_path *path, u32 imm)
 	wr.opcode = IB_WR_SEND_WITH_IMM;
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.ex.imm_data = cpu_to_be32(imm);
-	return ib_post_send(path->qp, &wr, NULL);
+	if (ib_post_send(path->qp, &wr, NULL))
+		return -EIO;
+	atomic64_inc(&path->msgs);
+	return 0;
 }
 
 static void ibtrs_clt_info_rsp(struct ibtrs_clt_path *path, const void *buf,
@@ -1081,7 +1117,10 @@ static int ibtrs_clt_send_info_req(struct ibtrs_clt_path *path)
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	return ib_post_send(path->qp, &wr, NULL);
+	if (ib_post_send(path->qp, &wr, NULL))
+		return -EIO;
+	atomic64_inc(&path->msgs);
+	return 0;
 }
 
 /* Connect @path and join the session; process context, conn_mutex held. */
@@ -1206,11 +1245,11 @@ static int ibtrs_clt_io_repost(struct ibtrs_clt_io *io)
 
 	if (sess->closing)
 		return -ENOTCONN;
-	idx = trs_mp_select(mp_policy, sess->mp, sess->npaths,
+	idx = trs_mp_select(sess->mp_policy, sess->mp, sess->npaths,
 			    &sess->rr_cursor, 0);
 	if (idx < 0)
 		return idx;
-	path = &sess->paths[idx];
+	path = sess->paths[idx];
 	io->path = path;
 	io->answered = false;
 	io->status = 0;
@@ -1264,6 +1303,7 @@ static void ibtrs_clt_pending_run(struct ibtrs_clt_sess *sess, bool force)
 	list_for_each_entry_safe(io, tmp, &failed, pending) {
 		list_del_init(&io->pending);
 		io->status = -ENOTCONN;
+		atomic_dec(&sess->inflight);
 		io->conf(io->priv, io->status);
 	}
 }
@@ -1313,6 +1353,7 @@ static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
 	spin_unlock_irqrestore(&sess->lock, flags);
 	if (ret) {
 		io->status = -EIO;
+		atomic_dec(&sess->inflight);
 		io->conf(io->priv, io->status);
 	}
 }
@@ -1363,8 +1404,14 @@ static void ibtrs_clt_reco_schedule(struct ibtrs_clt_path *path)
 	u32 ms = trs_backoff_ms(path->reco_attempt++, reconnect_min_ms,
 				reconnect_max_ms, get_random_u32());
 
-	if (READ_ONCE(path->sess->closing))
+	if (READ_ONCE(path->sess->closing) || READ_ONCE(path->removing))
 		return;
+	if (xchg(&path->reco_now, false)) {
+		path->reco_attempt = 0;
+		ibtrs_clt_info(path, "reconnect now (asked through sysfs)\n");
+		queue_delayed_work(ibtrs_clt_wq, &path->reco_work, 0);
+		return;
+	}
 	ibtrs_clt_info(path, "reconnect in %u ms\n", ms);
 	queue_delayed_work(ibtrs_clt_wq, &path->reco_work,
 			   msecs_to_jiffies(ms));
@@ -1390,7 +1437,7 @@ static void ibtrs_clt_reco_work(struct work_struct *work)
 						   reco_work);
 
 	/* also queued early by a device's arrival (ibtrs_clt_add_one()) */
-	if (READ_ONCE(path->sess->closing) ||
+	if (READ_ONCE(path->sess->closing) || READ_ONCE(path->removing) ||
 	    READ_ONCE(path->state) != IBTRS_CLT_PATH_IDLE)
 		return;
 	path->recon_cnt++;
@@ -1520,6 +1567,7 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	if (ret)
 		goto out_unmap_hdr;
 	atomic64_inc(&path->reqs);
+	atomic64_inc(&path->msgs);
 	if (io->mr)
 		atomic64_inc(&path->reg_wrs);
 	return 0;
@@ -1573,7 +1621,7 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	idx = trs_mp_select(mp_policy, sess->mp, sess->npaths,
+	idx = trs_mp_select(sess->mp_policy, sess->mp, sess->npaths,
 			    &sess->rr_cursor, 0);
 	if (idx < 0) {
 		/* every path down: wait ctrl_loss_tmo_ms for a reconnect */
@@ -1583,11 +1631,15 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 		      -EAGAIN : -ENOTCONN;
 		goto out_unlock;
 	}
-	path = &sess->paths[idx];
+	path = sess->paths[idx];
 	io->path = path;
 	ret = ibtrs_clt_io_post(io, path, usrlen);
 	if (ret)
 		goto out_unlock;
+	atomic_inc(&sess->inflight);
+	atomic64_inc(&sess->nr_ios);
+	atomic64_add(datalen, dir == IBTRS_CLT_READ ? &sess->read_bytes :
+		     &sess->write_bytes);
 	io->inflight = true;
 	sess->mp[idx].inflight++;
 	atomic_inc(&path->inflight);
@@ -1608,6 +1660,124 @@ static void ibtrs_clt_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		ibtrs_clt_wr_error(path, wc, "REG_MR");
 }
 
+static struct kobject *ibtrs_clt_kobj;
+static const struct kobj_type ibtrs_clt_path_ktype;
+
+static const char *const ibtrs_clt_state_names[] = {
+	[IBTRS_CLT_PATH_IDLE] = "idle",
+	[IBTRS_CLT_PATH_CONNECTING] = "connecting",
+	[IBTRS_CLT_PATH_CONNECTED] = "connected",
+	[IBTRS_CLT_PATH_FAILED] = "failed",
+};
+
+static const char *const ibtrs_clt_policy_names[] = {
+	[TRS_MP_ROUND_ROBIN] = "round-robin",
+	[TRS_MP_MIN_INFLIGHT] = "min-inflight",
+	[TRS_MP_MIN_LATENCY] = "min-latency",
+};
+
+/* A path in slot @idx of @sess, its sysfs directory under paths/. */
+static struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
+						   int idx,
+						   const struct ibtrs_clt_addr *addr)
+{
+	struct ibtrs_clt_path *path;
+	int ret;
+
+	path = kzalloc(sizeof(*path), GFP_KERNEL);
+	if (!path)
+		return ERR_PTR(-ENOMEM);
+	kobject_init(&path->kobj, &ibtrs_clt_path_ktype);
+	path->sess = sess;
+	path->idx = idx;
+	path->addr = *addr;
+	if (path->addr.dst.ss_family == AF_INET)
+		((struct sockaddr_in *)&path->addr.dst)->sin_port =
+			htons(sess->port);
+	else
+		((struct sockaddr_in6 *)&path->addr.dst)->sin6_port =
+			htons(sess->port);
+	generate_random_uuid(path->uuid);
+	spin_lock_init(&path->lock);
+	mutex_init(&path->conn_mutex);
+	path->ctl_cqe.done = ibtrs_clt_ctl_done;
+	path->reg_cqe.done = ibtrs_clt_reg_done;
+	INIT_DELAYED_WORK(&path->hb_work, ibtrs_clt_hb_work);
+	INIT_WORK(&path->err_work, ibtrs_clt_err_work);
+	INIT_DELAYED_WORK(&path->reco_work, ibtrs_clt_reco_work);
+	if (addr->src.ss_family != AF_UNSPEC)
+		ret = kobject_add(&path->kobj, sess->paths_kobj, "%pISc@%pISc",
+				  &addr->src, &addr->dst);
+	else
+		ret = kobject_add(&path->kobj, sess->paths_kobj, "%pISc",
+				  &addr->dst);
+	if (ret) {
+		kobject_put(&path->kobj);
+		return ERR_PTR(ret);
+	}
+	return path;
+}
+
+/* Put @path into its slot (visible to IO selection and device events). */
+static void ibtrs_clt_path_install(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	unsigned long flags;
+
+	mutex_lock(&ibtrs_clt_sess_mutex);
+	spin_lock_irqsave(&sess->lock, flags);
+	sess->paths[path->idx] = path;
+	sess->npaths = max(sess->npaths, path->idx + 1);
+	spin_unlock_irqrestore(&sess->lock, flags);
+	mutex_unlock(&ibtrs_clt_sess_mutex);
+}
+
+/*
+ * Stop @path for good: no reconnect, no error work; tear it down (its
+ * unanswered IO fails over). Then take it out of its slot and free it.
+ * Process context; not from the path's own sysfs store unless that
+ * store's file was removed first.
+ */
+static void ibtrs_clt_path_stop(struct ibtrs_clt_path *path)
+{
+	WRITE_ONCE(path->removing, true);
+	cancel_delayed_work_sync(&path->reco_work);
+	atomic_set(&path->failing, 1);	/* no error work from now */
+	flush_work(&path->err_work);
+	cancel_delayed_work_sync(&path->reco_work);
+	ibtrs_clt_path_down(path);
+}
+
+static void ibtrs_clt_path_uninstall(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	unsigned long flags;
+
+	mutex_lock(&ibtrs_clt_sess_mutex);
+	sess->gone[0] += atomic64_read(&path->msgs);
+	sess->gone[1] += atomic64_read(&path->reg_wrs);
+	sess->gone[2] += atomic64_read(&path->failovers);
+	sess->gone[3] += atomic64_read(&path->reconnects);
+	spin_lock_irqsave(&sess->lock, flags);
+	if (sess->paths[path->idx] == path)
+		sess->paths[path->idx] = NULL;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	mutex_unlock(&ibtrs_clt_sess_mutex);
+}
+
+static void ibtrs_clt_sess_release(struct kobject *kobj)
+{
+	struct ibtrs_clt_sess *sess = container_of(kobj, struct ibtrs_clt_sess,
+						   kobj);
+
+	kfree(sess->hdrs);
+	kfree(sess->ios);
+	kfree(sess->permit_map);
+	kfree(sess);
+}
+
+static const struct kobj_type ibtrs_clt_sess_ktype;
+
 struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 				      const struct ibtrs_clt_addr *paths,
 				      int npaths, u16 port)
@@ -1616,49 +1786,48 @@ struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 	int i, up = 0, ret = -ENOTCONN;
 
 	if (npaths < 1 || npaths > IBTRS_CLT_MAX_PATHS ||
-	    strlen(sessname) >= TRS_SESSNAME_MAX || !*sessname)
+	    strlen(sessname) >= TRS_SESSNAME_MAX || !*sessname ||
+	    strchr(sessname, '/'))
 		return ERR_PTR(-EINVAL);
 	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
 	if (!sess)
 		return ERR_PTR(-ENOMEM);
-	sess->paths = kcalloc(npaths, sizeof(*sess->paths), GFP_KERNEL);
-	if (!sess->paths) {
-		kfree(sess);
-		return ERR_PTR(-ENOMEM);
-	}
+	kobject_init(&sess->kobj, &ibtrs_clt_sess_ktype);
 	strscpy(sess->sessname, sessname, sizeof(sess->sessname));
 	generate_random_uuid(sess->uuid);
 	sess->port = port;
-	sess->npaths = npaths;
+	sess->mp_policy = mp_policy;
 	spin_lock_init(&sess->lock);
+	mutex_init(&sess->ctl_mutex);
 	INIT_LIST_HEAD(&sess->pending);
 	INIT_DELAYED_WORK(&sess->pending_work, ibtrs_clt_pending_work);
-	for (i = 0; i < npaths; i++) {
-		struct ibtrs_clt_path *path = &sess->paths[i];
-
-		path->sess = sess;
-		path->idx = i;
-		path->addr = paths[i];
-		if (path->addr.dst.ss_family == AF_INET)
-			((struct sockaddr_in *)&path->addr.dst)->sin_port =
-				htons(port);
-		else
-			((struct sockaddr_in6 *)&path->addr.dst)->sin6_port =
-				htons(port);
-		generate_random_uuid(path->uuid);
-		spin_lock_init(&path->lock);
-		mutex_init(&path->conn_mutex);
-		path->ctl_cqe.done = ibtrs_clt_ctl_done;
-		path->reg_cqe.done = ibtrs_clt_reg_done;
-		INIT_DELAYED_WORK(&path->hb_work, ibtrs_clt_hb_work);
-		INIT_WORK(&path->err_work, ibtrs_clt_err_work);
-		INIT_DELAYED_WORK(&path->reco_work, ibtrs_clt_reco_work);
+	ret = kobject_add(&sess->kobj, ibtrs_clt_kobj, "%s", sessname);
+	if (ret) {
+		pr_err("sess %s: cannot create its sysfs directory: %d\n",
+		       sessname, ret);
+		goto out_put;
 	}
+	sess->paths_kobj = kobject_create_and_add("paths", &sess->kobj);
+	if (!sess->paths_kobj) {
+		ret = -ENOMEM;
+		goto out_del;
+	}
+	for (i = 0; i < npaths; i++) {
+		struct ibtrs_clt_path *path;
+
+		path = ibtrs_clt_path_alloc(sess, i, &paths[i]);
+		if (IS_ERR(path)) {
+			ret = PTR_ERR(path);
+			goto out_free_paths;
+		}
+		sess->paths[i] = path;
+	}
+	sess->npaths = npaths;
 	mutex_lock(&ibtrs_clt_sess_mutex);
 	list_add_tail(&sess->list, &ibtrs_clt_sessions);
 	mutex_unlock(&ibtrs_clt_sess_mutex);
 	for (i = 0; i < npaths; i++) {
-		ret = ibtrs_clt_path_connect(&sess->paths[i]);
+		ret = ibtrs_clt_path_connect(sess->paths[i]);
 		if (!ret)
 			up++;
 	}
@@ -1668,7 +1837,25 @@ struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 	}
 	pr_info("sess %s: open, %d of %d paths connected\n", sess->sessname,
 		up, npaths);
+	for (i = 0; i < npaths; i++)	/* the others keep trying */
+		if (READ_ONCE(sess->paths[i]->state) == IBTRS_CLT_PATH_IDLE)
+			ibtrs_clt_reco_schedule(sess->paths[i]);
 	return sess;
+
+out_free_paths:
+	for (i = 0; i < npaths; i++) {
+		if (!sess->paths[i])
+			continue;
+		kobject_del(&sess->paths[i]->kobj);
+		kobject_put(&sess->paths[i]->kobj);
+	}
+	kobject_del(sess->paths_kobj);
+	kobject_put(sess->paths_kobj);
+out_del:
+	kobject_del(&sess->kobj);
+out_put:
+	kobject_put(&sess->kobj);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_open);
 
@@ -1680,25 +1867,34 @@ void ibtrs_clt_close(struct ibtrs_clt_sess *sess)
 	mutex_lock(&ibtrs_clt_sess_mutex);	/* a device removal is done */
 	list_del(&sess->list);
 	mutex_unlock(&ibtrs_clt_sess_mutex);
+	mutex_lock(&sess->ctl_mutex);		/* so are the sysfs controls */
 	spin_lock_irqsave(&sess->lock, flags);
 	sess->closing = true;
 	spin_unlock_irqrestore(&sess->lock, flags);
+	mutex_unlock(&sess->ctl_mutex);
 	for (i = 0; i < sess->npaths; i++) {
-		struct ibtrs_clt_path *path = &sess->paths[i];
+		struct ibtrs_clt_path *path = sess->paths[i];
 
-		cancel_delayed_work_sync(&path->reco_work);
-		atomic_set(&path->failing, 1);	/* no error work from now */
-		flush_work(&path->err_work);
-		ibtrs_clt_path_down(path);
+		if (!path)
+			continue;
+		ibtrs_clt_path_stop(path);
+		kobject_del(&path->kobj);
 	}
 	cancel_delayed_work_sync(&sess->pending_work);
 	ibtrs_clt_pending_run(sess, true);
 	pr_info("sess %s: closed\n", sess->sessname);
-	kfree(sess->hdrs);
-	kfree(sess->ios);
-	kfree(sess->permit_map);
-	kfree(sess->paths);
-	kfree(sess);
+	for (i = 0; i < sess->npaths; i++) {
+		struct ibtrs_clt_path *path = sess->paths[i];
+
+		if (!path)
+			continue;
+		ibtrs_clt_path_uninstall(path);
+		kobject_put(&path->kobj);
+	}
+	kobject_del(sess->paths_kobj);
+	kobject_put(sess->paths_kobj);
+	kobject_del(&sess->kobj);
+	kobject_put(&sess->kobj);
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_close);
 
@@ -1730,8 +1926,11 @@ int ibtrs_clt_paths_up(const struct ibtrs_clt_sess *sess)
 {
 	int i, n = 0;
 
+	mutex_lock(&ibtrs_clt_sess_mutex);
 	for (i = 0; i < sess->npaths; i++)
-		n += READ_ONCE(sess->paths[i].state) == IBTRS_CLT_PATH_CONNECTED;
+		n += sess->paths[i] &&
+		     READ_ONCE(sess->paths[i]->state) == IBTRS_CLT_PATH_CONNECTED;
+	mutex_unlock(&ibtrs_clt_sess_mutex);
 	return n;
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_paths_up);
@@ -1742,23 +1941,19 @@ const char *ibtrs_clt_sessname(const struct ibtrs_clt_sess *sess)
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_sessname);
 
-static const char *const ibtrs_clt_state_names[] = {
-	[IBTRS_CLT_PATH_IDLE] = "idle",
-	[IBTRS_CLT_PATH_CONNECTING] = "connecting",
-	[IBTRS_CLT_PATH_CONNECTED] = "connected",
-	[IBTRS_CLT_PATH_FAILED] = "failed",
-};
-
 int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 			 size_t size)
 {
 	int i, n = 0;
 
+	mutex_lock(&ibtrs_clt_sess_mutex);
 	for (i = 0; i < sess->npaths; i++) {
-		const struct ibtrs_clt_path *p = &sess->paths[i];
+		const struct ibtrs_clt_path *p = sess->paths[i];
 
+		if (!p)
+			continue;
 		n += scnprintf(buf + n, size - n,
-			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%d\n",
+			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%d msgs=%lld\n",
 			       &p->addr.dst,
 			       ibtrs_clt_state_names[READ_ONCE(p->state)],
 			       atomic64_read(&p->reqs), atomic64_read(&p->rsps),
@@ -1768,11 +1963,471 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 			       atomic64_read(&p->proto_errors),
 			       atomic64_read(&p->failovers),
 			       atomic64_read(&p->reconnects),
-			       atomic_read(&p->inflight));
+			       atomic_read(&p->inflight),
+			       atomic64_read(&p->msgs));
 	}
+	mutex_unlock(&ibtrs_clt_sess_mutex);
 	return n;
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_paths_show);
+
+/* ---------------------------------------------------------------- */
+/* sysfs: /sys/kernel/ibtrs-client/<sessname>/[paths/<[src@]dst>/]   */
+
+#define to_clt_sess(k) container_of(k, struct ibtrs_clt_sess, kobj)
+#define to_clt_path(k) container_of(k, struct ibtrs_clt_path, kobj)
+
+static ssize_t sess_state_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	struct ibtrs_clt_sess *sess = to_clt_sess(kobj);
+	int up = ibtrs_clt_paths_up(sess);
+
+	return sysfs_emit(buf, "%s\n", up ? "connected" : "disconnected");
+}
+
+static ssize_t mp_policy_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  ibtrs_clt_policy_names[READ_ONCE(to_clt_sess(kobj)->mp_policy)]);
+}
+
+static ssize_t mp_policy_store(struct kobject *kobj,
+			       struct kobj_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct ibtrs_clt_sess *sess = to_clt_sess(kobj);
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < TRS_MP_MAX; i++)
+		if (sysfs_streq(buf, ibtrs_clt_policy_names[i]))
+			break;
+	if (i == TRS_MP_MAX) {
+		pr_err("sess %s: mp_policy: unknown policy '%.*s' (round-robin, min-inflight or min-latency)\n",
+		       sess->sessname, (int)strcspn(buf, "\n"), buf);
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&sess->lock, flags);
+	sess->mp_policy = i;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	pr_info("sess %s: mp_policy %s\n", sess->sessname,
+		ibtrs_clt_policy_names[i]);
+	return count;
+}
+
+/* Sum of a path counter over the session's paths, removed ones included. */
+static u64 ibtrs_clt_sess_sum(struct ibtrs_clt_sess *sess, size_t off,
+			      int gone)
+{
+	u64 n;
+	int i;
+
+	mutex_lock(&ibtrs_clt_sess_mutex);
+	n = sess->gone[gone];
+	for (i = 0; i < sess->npaths; i++)
+		if (sess->paths[i])
+			n += atomic64_read((atomic64_t *)((char *)sess->paths[i] +
+							 off));
+	mutex_unlock(&ibtrs_clt_sess_mutex);
+	return n;
+}
+
+/**
+ * struct ibtrs_clt_cnt_attr - a read-only counter file.
+ * @attr: the file.
+ * @off: offset of its atomic64_t in the session or path.
+ * @gone: for a session sum of path counters, index in sess->gone; -1 for
+ *	a counter of the object itself.
+ */
+struct ibtrs_clt_cnt_attr {
+	struct kobj_attribute attr;
+	size_t off;
+	int gone;
+};
+
+#define to_cnt_attr(a) container_of(a, struct ibtrs_clt_cnt_attr, attr)
+
+static ssize_t sess_cnt_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	struct ibtrs_clt_sess *sess = to_clt_sess(kobj);
+	const struct ibtrs_clt_cnt_attr *c = to_cnt_attr(attr);
+
+	if (c->gone < 0)
+		return sysfs_emit(buf, "%lld\n",
+				  (long long)atomic64_read((atomic64_t *)((char *)sess + c->off)));
+	return sysfs_emit(buf, "%llu\n", ibtrs_clt_sess_sum(sess, c->off,
+							    c->gone));
+}
+
+static struct ibtrs_clt_cnt_attr sess_ios_attr = {
+	.attr = __ATTR(ios, 0444, sess_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_sess, nr_ios),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr sess_read_bytes_attr = {
+	.attr = __ATTR(read_bytes, 0444, sess_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_sess, read_bytes),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr sess_write_bytes_attr = {
+	.attr = __ATTR(write_bytes, 0444, sess_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_sess, write_bytes),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr sess_msgs_attr = {
+	.attr = __ATTR(msgs, 0444, sess_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, msgs),
+	.gone = 0,
+};
+
+static struct ibtrs_clt_cnt_attr sess_reg_wrs_attr = {
+	.attr = __ATTR(reg_wrs, 0444, sess_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, reg_wrs),
+	.gone = 1,
+};
+
+static struct ibtrs_clt_cnt_attr sess_failovers_attr = {
+	.attr = __ATTR(failovers, 0444, sess_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, failovers),
+	.gone = 2,
+};
+
+static struct ibtrs_clt_cnt_attr sess_reconnects_attr = {
+	.attr = __ATTR(reconnects, 0444, sess_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, reconnects),
+	.gone = 3,
+};
+
+static ssize_t sess_inflight_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&to_clt_sess(kobj)->inflight));
+}
+
+/* Same family and address (ports aside); two AF_UNSPEC are the same. */
+static bool ibtrs_clt_same_ip(const struct sockaddr_storage *a,
+			      const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)b)->sin6_addr);
+	return true;
+}
+
+static ssize_t add_path_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct ibtrs_clt_sess *sess = to_clt_sess(kobj);
+	struct ibtrs_clt_path *path;
+	struct ibtrs_clt_addr addr;
+	char str[2 * INET6_ADDRSTRLEN + 2];
+	int i, idx = -1, ret;
+
+	if (count >= sizeof(str) || !count) {
+		pr_err("sess %s: add_path: bad path (want [src@]dst)\n",
+		       sess->sessname);
+		return -EINVAL;
+	}
+	memcpy(str, buf, count);
+	str[count] = '\0';
+	str[strcspn(str, "\n")] = '\0';
+	if (ibtrs_clt_parse_path(str, &addr)) {
+		pr_err("sess %s: add_path: bad path '%s' ([src@]dst, IP addresses)\n",
+		       sess->sessname, str);
+		return -EINVAL;
+	}
+	mutex_lock(&sess->ctl_mutex);
+	if (sess->closing) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	for (i = 0; i < IBTRS_CLT_MAX_PATHS; i++) {
+		struct ibtrs_clt_path *p = sess->paths[i];
+
+		if (!p) {
+			if (idx < 0)
+				idx = i;
+			continue;
+		}
+		if (ibtrs_clt_same_ip(&p->addr.dst, &addr.dst) &&
+		    ibtrs_clt_same_ip(&p->addr.src, &addr.src)) {
+			pr_err("sess %s: add_path: path '%s' exists\n",
+			       sess->sessname, str);
+			ret = -EEXIST;
+			goto out_unlock;
+		}
+	}
+	if (idx < 0) {
+		pr_err("sess %s: add_path: %d paths already\n", sess->sessname,
+		       IBTRS_CLT_MAX_PATHS);
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	path = ibtrs_clt_path_alloc(sess, idx, &addr);
+	if (IS_ERR(path)) {
+		ret = PTR_ERR(path);
+		goto out_unlock;
+	}
+	ibtrs_clt_path_install(path);
+	ret = ibtrs_clt_path_connect(path);
+	if (ret) {
+		ibtrs_clt_path_stop(path);
+		ibtrs_clt_path_uninstall(path);
+		kobject_del(&path->kobj);
+		kobject_put(&path->kobj);
+		goto out_unlock;
+	}
+	ibtrs_clt_info(path, "added through sysfs\n");
+	ret = count;
+out_unlock:
+	mutex_unlock(&sess->ctl_mutex);
+	return ret;
+}
+
+static struct kobj_attribute sess_state_attr =
+	__ATTR(state, 0444, sess_state_show, NULL);
+static struct kobj_attribute sess_mp_policy_attr = __ATTR_RW(mp_policy);
+static struct kobj_attribute sess_inflight_attr =
+	__ATTR(inflight, 0444, sess_inflight_show, NULL);
+static struct kobj_attribute sess_add_path_attr = __ATTR_WO(add_path);
+
+static struct attribute *ibtrs_clt_sess_attrs[] = {
+	&sess_state_attr.attr,
+	&sess_mp_policy_attr.attr,
+	&sess_ios_attr.attr.attr,
+	&sess_read_bytes_attr.attr.attr,
+	&sess_write_bytes_attr.attr.attr,
+	&sess_inflight_attr.attr,
+	&sess_msgs_attr.attr.attr,
+	&sess_reg_wrs_attr.attr.attr,
+	&sess_failovers_attr.attr.attr,
+	&sess_reconnects_attr.attr.attr,
+	&sess_add_path_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ibtrs_clt_sess);
+
+static const struct kobj_type ibtrs_clt_sess_ktype = {
+	.sysfs_ops = &kobj_sysfs_ops,
+	.release = ibtrs_clt_sess_release,
+	.default_groups = ibtrs_clt_sess_groups,
+};
+
+static ssize_t path_state_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  ibtrs_clt_state_names[READ_ONCE(to_clt_path(kobj)->state)]);
+}
+
+static ssize_t path_cnt_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	const struct ibtrs_clt_cnt_attr *c = to_cnt_attr(attr);
+	atomic64_t *v = (atomic64_t *)((char *)to_clt_path(kobj) + c->off);
+
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(v));
+}
+
+static struct ibtrs_clt_cnt_attr path_reqs_attr = {
+	.attr = __ATTR(reqs, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, reqs),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_rsps_attr = {
+	.attr = __ATTR(rsps, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, rsps),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_msgs_attr = {
+	.attr = __ATTR(msgs, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, msgs),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_reg_wrs_attr = {
+	.attr = __ATTR(reg_wrs, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, reg_wrs),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_local_invs_attr = {
+	.attr = __ATTR(local_invs, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, local_invs),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_hb_sent_attr = {
+	.attr = __ATTR(hb_sent, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, hb_sent),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_proto_errors_attr = {
+	.attr = __ATTR(proto_errors, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, proto_errors),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_failovers_attr = {
+	.attr = __ATTR(failovers, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, failovers),
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_reconnects_attr = {
+	.attr = __ATTR(reconnects, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_path, reconnects),
+	.gone = -1,
+};
+
+static ssize_t path_inflight_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&to_clt_path(kobj)->inflight));
+}
+
+static ssize_t path_lat_us_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  trs_mp_lat_us(READ_ONCE(to_clt_path(kobj)->lat_ewma)));
+}
+
+static ssize_t path_hb_rtt_us_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", READ_ONCE(to_clt_path(kobj)->hb_rtt_us));
+}
+
+static ssize_t reconnect_store(struct kobject *kobj,
+			       struct kobj_attribute *attr, const char *buf,
+			       size_t count)
+{
+	struct ibtrs_clt_path *path = to_clt_path(kobj);
+	struct ibtrs_clt_sess *sess = path->sess;
+	int ret = count;
+
+	if (!sysfs_streq(buf, "1")) {
+		ibtrs_clt_err(path, "reconnect: write 1\n");
+		return -EINVAL;
+	}
+	mutex_lock(&sess->ctl_mutex);
+	if (sess->closing || path->removing) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	switch (READ_ONCE(path->state)) {
+	case IBTRS_CLT_PATH_CONNECTED:
+		WRITE_ONCE(path->reco_now, true);
+		ibtrs_clt_path_fail(path, "reconnect asked through sysfs");
+		break;
+	case IBTRS_CLT_PATH_IDLE:
+		path->reco_attempt = 0;
+		mod_delayed_work(ibtrs_clt_wq, &path->reco_work, 0);
+		break;
+	default:
+		ret = -EBUSY;	/* connecting or being torn down */
+	}
+out_unlock:
+	mutex_unlock(&sess->ctl_mutex);
+	return ret;
+}
+
+static ssize_t remove_path_store(struct kobject *kobj,
+				 struct kobj_attribute *attr, const char *buf,
+				 size_t count)
+{
+	struct ibtrs_clt_path *path = to_clt_path(kobj);
+	struct ibtrs_clt_sess *sess = path->sess;
+	int i, others = 0, ret;
+
+	if (!sysfs_streq(buf, "1")) {
+		ibtrs_clt_err(path, "remove_path: write 1\n");
+		return -EINVAL;
+	}
+	mutex_lock(&sess->ctl_mutex);
+	if (sess->closing || path->removing) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	for (i = 0; i < sess->npaths; i++)
+		others += sess->paths[i] && sess->paths[i] != path;
+	if (!others) {
+		ibtrs_clt_err(path, "remove_path: the last path of the session is not removed\n");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	/* its IO fails over in the teardown */
+	ibtrs_clt_path_stop(path);
+	ibtrs_clt_path_uninstall(path);
+	mutex_unlock(&sess->ctl_mutex);
+	ibtrs_clt_info(path, "removed through sysfs (failovers %lld)\n",
+		       atomic64_read(&path->failovers));
+	sysfs_remove_file_self(kobj, &attr->attr);
+	kobject_del(&path->kobj);
+	kobject_put(&path->kobj);
+	return count;
+
+out_unlock:
+	mutex_unlock(&sess->ctl_mutex);
+	return ret;
+}
+
+static struct kobj_attribute path_state_attr =
+	__ATTR(state, 0444, path_state_show, NULL);
+static struct kobj_attribute path_inflight_attr =
+	__ATTR(inflight, 0444, path_inflight_show, NULL);
+static struct kobj_attribute path_lat_us_attr =
+	__ATTR(lat_us, 0444, path_lat_us_show, NULL);
+static struct kobj_attribute path_hb_rtt_us_attr =
+	__ATTR(hb_rtt_us, 0444, path_hb_rtt_us_show, NULL);
+static struct kobj_attribute path_reconnect_attr = __ATTR_WO(reconnect);
+static struct kobj_attribute path_remove_path_attr = __ATTR_WO(remove_path);
+
+static struct attribute *ibtrs_clt_path_attrs[] = {
+	&path_state_attr.attr,
+	&path_reqs_attr.attr.attr,
+	&path_rsps_attr.attr.attr,
+	&path_msgs_attr.attr.attr,
+	&path_reg_wrs_attr.attr.attr,
+	&path_local_invs_attr.attr.attr,
+	&path_hb_sent_attr.attr.attr,
+	&path_hb_rtt_us_attr.attr,
+	&path_proto_errors_attr.attr.attr,
+	&path_failovers_attr.attr.attr,
+	&path_reconnects_attr.attr.attr,
+	&path_inflight_attr.attr,
+	&path_lat_us_attr.attr,
+	&path_reconnect_attr.attr,
+	&path_remove_path_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(ibtrs_clt_path);
+
+static void ibtrs_clt_path_release(struct kobject *kobj)
+{
+	kfree(to_clt_path(kobj));
+}
+
+static const struct kobj_type ibtrs_clt_path_ktype = {
+	.sysfs_ops = &kobj_sysfs_ops,
+	.release = ibtrs_clt_path_release,
+	.default_groups = ibtrs_clt_path_groups,
+};
 
 int ibtrs_clt_parse_path(const char *s, struct ibtrs_clt_addr *addr)
 {
@@ -1839,9 +2494,9 @@ static void ibtrs_clt_remove_one(struct ib_device *dev, void *client_data)
 	mutex_lock(&ibtrs_clt_sess_mutex);
 	list_for_each_entry(sess, &ibtrs_clt_sessions, list) {
 		for (i = 0; i < sess->npaths; i++) {
-			struct ibtrs_clt_path *path = &sess->paths[i];
+			struct ibtrs_clt_path *path = sess->paths[i];
 
-			if (READ_ONCE(path->dev) != dev)
+			if (!path || READ_ONCE(path->dev) != dev)
 				continue;
 			ibtrs_clt_info(path, "device %s removed\n",
 				       dev_name(&dev->dev));
@@ -1862,9 +2517,9 @@ static int ibtrs_clt_add_one(struct ib_device *dev)
 	mutex_lock(&ibtrs_clt_sess_mutex);
 	list_for_each_entry(sess, &ibtrs_clt_sessions, list) {
 		for (i = 0; i < sess->npaths; i++) {
-			struct ibtrs_clt_path *path = &sess->paths[i];
+			struct ibtrs_clt_path *path = sess->paths[i];
 
-			if (READ_ONCE(path->state) == IBTRS_CLT_PATH_IDLE &&
+			if (path && READ_ONCE(path->state) == IBTRS_CLT_PATH_IDLE &&
 			    delayed_work_pending(&path->reco_work))
 				mod_delayed_work(ibtrs_clt_wq, &path->reco_work,
 						 msecs_to_jiffies(reconnect_min_ms));
@@ -1894,11 +2549,18 @@ static int __init ibtrs_clt_init(void)
 	ibtrs_clt_wq = alloc_workqueue("ibtrs_clt", WQ_MEM_RECLAIM, 0);
 	if (!ibtrs_clt_wq)
 		return -ENOMEM;
+	ibtrs_clt_kobj = kobject_create_and_add("ibtrs-client", kernel_kobj);
+	if (!ibtrs_clt_kobj) {
+		ret = -ENOMEM;
+		goto out_destroy_wq;
+	}
 	ret = ib_register_client(&ibtrs_clt_ib_client);
 	if (ret)
-		goto out_destroy_wq;
+		goto out_put_kobj;
 	return 0;
 
+out_put_kobj:
+	kobject_put(ibtrs_clt_kobj);
 out_destroy_wq:
 	destroy_workqueue(ibtrs_clt_wq);
 	return ret;
@@ -1907,6 +2569,7 @@ out_destroy_wq:
 static void __exit ibtrs_clt_exit(void)
 {
 	ib_unregister_client(&ibtrs_clt_ib_client);
+	kobject_put(ibtrs_clt_kobj);
 	destroy_workqueue(ibtrs_clt_wq);
 }
 
