@@ -163,6 +163,19 @@ def boot_section(run, boot):
                 nm.get(k[0], k[0]), k[1], k[2], k[3],
                 " | ".join(k_(f(r.get("comp_%s_per_io_median" % c))) for c in comps)))
         out.append("")
+    modk = [k for k in keys if f(agg[k].get("mod_msgs_per_io_median")) is not None]
+    if modk:
+        out += ["Our kernel client's own counters per IO (its paths file in sysfs, sampled "
+                "by tb-snap at the window's edges; medians [min-max]):", "",
+                "| system | workload | bs | QD | messages/IO | registration WRs/IO | "
+                "LOCAL_INV/IO |", "|" + "---|" * 7]
+        for k in modk:
+            r = agg[k]
+            out.append("| %s | %s | %s | %s | %s |" % (nm.get(k[0], k[0]), k[1], k[2], k[3], " | ".join(
+                "%s [%s-%s]" % (n_(f(r.get(m + "_median")), 3), n_(f(r.get(m + "_min")), 3),
+                                n_(f(r.get(m + "_max")), 3))
+                for m in ("mod_msgs_per_io", "mod_reg_wrs_per_io", "mod_local_invs_per_io"))))
+        out.append("")
     measures = (("sw_instr_per_io", "software instr/IO"), ("instr_per_io", "total instr/IO"),
                 ("iops", "IOPS")) if profiled else (("guest_ns_per_io", "guest ns/IO"),
                                                     ("iops", "IOPS"))

@@ -34,7 +34,12 @@ METRICS = ["ios", "window_ms", "iops", "bw_MBps", "guest_ns_per_io", "instr_per_
            "sw_instr_per_io", "nic_instr_per_io", "busy_pct", "procstat_busy_pct",
            "cpu_us_per_io",
            "lat_mean_us", "lat_p50_us", "lat_p99_us", "pkts_per_io", "blk_reqs_per_io",
-           "ctxt_per_io", "intr_per_io"]
+           "ctxt_per_io", "intr_per_io", "mod_msgs_per_io", "mod_reg_wrs_per_io",
+           "mod_local_invs_per_io"]
+# Counters of our kernel client (tb-snap kv: files, its paths file in sysfs):
+# key there -> measure here.
+MOD_COUNTERS = (("msgs", "mod_msgs_per_io"), ("reg_wrs", "mod_reg_wrs_per_io"),
+                ("local_invs", "mod_local_invs_per_io"))
 
 
 def read_snap(path):
@@ -116,6 +121,9 @@ def cell_row(raw, base, bs, mode):
     blk = s["b_blk"] - s["a_blk"]
     if blk > 0:
         m["blk_reqs_per_io"] = blk / ios
+    for key, name in MOD_COUNTERS:
+        if "b_kv_" + key in s:
+            m[name] = (s["b_kv_" + key] - s["a_kv_" + key]) / ios
     if "b_wr_send" in s:
         m["wr_per_io"] = ((s["b_wr_send"] - s["a_wr_send"]) +
                           (s["b_wr_recv"] - s["a_wr_recv"])) / ios

@@ -201,7 +201,12 @@ sys_ibnbd1_up() {
 	ex_die "ibnbd device did not appear"
 }
 sys_ibnbd1_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_IBNBD1_DEV"; }
-sys_ibnbd1_iosrc() { echo "blk:$EX_IBNBD1_DEV"; }
+# IOs of the block device; the kernel client's per-path counters (messages,
+# registration WRs, LOCAL_INVs) sampled with them (tb-snap kv:).
+sys_ibnbd1_iosrc() {
+	local kv=/sys/class/ibnbd-client/ctl/devices/$EX_IBNBD1_DEV/paths
+	echo "blk:$EX_IBNBD1_DEV$([ -r "$kv" ] && echo " kv:$kv")"
+}
 sys_ibnbd1_desc() { echo "ibnbd 1 - frwr remote"; }
 sys_ibtrsk1_up() { _ksrv_load; [ -e "$TB_TOP/fio-engine/build/ibtrs.so" ] || ex_die "fio engine not built"; }
 sys_ibtrsk1_fio() {

@@ -19,6 +19,10 @@
  *	                 engine's ios_file)
  *	       time      none: the window lasts MAX_MS (N is ignored) and
  *	                 the caller counts IOs some other way
+ *	       kv:PATH   not an IO source: a counter file sampled with the
+ *	                 rest, every "name=N" token of it (summed over
+ *	                 lines, e.g. a module's per-path counters) written
+ *	                 as a_kv_NAME / b_kv_NAME
  *   count IOSRC...
  *	The sources' IO count now ("ok N"; "err ..." if one cannot be opened,
  *	e.g. an ios_file fio has not created yet): measure.sh waits on it
@@ -45,6 +49,7 @@
  * and seq_file regenerate their text on a read at offset 0.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +65,8 @@
 #define SNAP_MAX_SRC	8
 #define SNAP_MAX_RXE	4
 #define SNAP_BUF	65536
+#define SNAP_MAX_KV	32	/* distinct keys of kv: files */
+#define SNAP_KV_NAME	32
 
 struct snap_src {
 	int fd;
@@ -71,6 +78,9 @@ struct snap_vals {
 	uint64_t cpu_busy, cpu_idle, ctxt, intr;
 	uint64_t ios, blk, pkts_sent, pkts_rcvd;
 	uint64_t wr_send, wr_recv;
+	int nkv;
+	char kv_name[SNAP_MAX_KV][SNAP_KV_NAME];
+	uint64_t kv_val[SNAP_MAX_KV];
 };
 
 struct snap_ctx {
@@ -179,8 +189,48 @@ static void snap_kprobes(struct snap_ctx *c, struct snap_vals *v)
 	}
 }
 
+/*
+ * A kv: file (e.g. a module's counters in sysfs): every "name=N" token,
+ * N decimal, is a counter; the same name on several lines (paths) or in
+ * several files is summed.
+ */
+static void snap_kv(struct snap_ctx *c, int fd, struct snap_vals *v)
+{
+	char *p, *eq, *end;
+	size_t len;
+	int k;
+
+	if (snap_read(c, fd) < 0)
+		return;
+	for (p = c->buf; (eq = strchr(p, '=')); p = end) {
+		char *name = eq;
+		unsigned long long n;
+
+		while (name > p && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+			name--;
+		len = (size_t)(eq - name);
+		n = strtoull(eq + 1, &end, 10);
+		if (end == eq + 1 || !len || len >= SNAP_KV_NAME ||
+		    (*end && !isspace((unsigned char)*end))) {
+			end = eq + 1;
+			continue;
+		}
+		for (k = 0; k < v->nkv; k++)
+			if (strlen(v->kv_name[k]) == len && !strncmp(v->kv_name[k], name, len))
+				break;
+		if (k == v->nkv) {
+			if (v->nkv == SNAP_MAX_KV)
+				continue;
+			memcpy(v->kv_name[k], name, len);
+			v->kv_name[k][len] = '\0';
+			v->nkv++;
+		}
+		v->kv_val[k] += n;
+	}
+}
+
 static void snap_take(struct snap_ctx *c, const struct snap_src *src, int nsrc,
-		      struct snap_vals *v)
+		      const int *kv_fd, int nkv, struct snap_vals *v)
 {
 	int i;
 
@@ -196,6 +246,8 @@ static void snap_take(struct snap_ctx *c, const struct snap_src *src, int nsrc,
 	}
 	snap_proc_stat(c, v);
 	snap_kprobes(c, v);
+	for (i = 0; i < nkv; i++)
+		snap_kv(c, kv_fd[i], v);
 }
 
 static void snap_write_vals(FILE *f, char p, const struct snap_vals *v, int wr)
@@ -209,6 +261,8 @@ static void snap_write_vals(FILE *f, char p, const struct snap_vals *v, int wr)
 	if (wr)
 		fprintf(f, "%c_wr_send %" PRIu64 "\n%c_wr_recv %" PRIu64 "\n",
 			p, v->wr_send, p, v->wr_recv);
+	for (int k = 0; k < v->nkv; k++)
+		fprintf(f, "%c_kv_%s %" PRIu64 "\n", p, v->kv_name[k], v->kv_val[k]);
 }
 
 static void snap_sleep_ns(uint64_t ns)
@@ -295,6 +349,8 @@ static void snap_count(struct snap_ctx *c, char *args)
 
 	for (tok = strtok_r(args, " \t\n", &save); tok;
 	     tok = strtok_r(NULL, " \t\n", &save)) {
+		if (!strncmp(tok, "kv:", 3))
+			continue;	/* counters, not IOs */
 		err = snap_open_src(tok, &src);
 		if (err) {
 			printf("err %s: %s\n", tok, strerror(-err));
@@ -312,7 +368,7 @@ static void snap_window(struct snap_ctx *c, char *args)
 	struct snap_vals a, b;
 	char *out, *tok, *save = NULL;
 	unsigned long long target, max_ms;
-	int nsrc = 0, i, err, timed = 0;
+	int nsrc = 0, i, err, timed = 0, kv_fd[SNAP_MAX_SRC], nkv = 0;
 	FILE *f;
 
 	out = strtok_r(args, " \t\n", &save);
@@ -329,6 +385,17 @@ static void snap_window(struct snap_ctx *c, char *args)
 			timed = 1;
 			continue;
 		}
+		if (!strncmp(tok, "kv:", 3)) {
+			if (nkv == SNAP_MAX_SRC)
+				continue;
+			kv_fd[nkv] = open(tok + 3, O_RDONLY | O_CLOEXEC);
+			if (kv_fd[nkv] < 0) {
+				printf("err cannot open %s: %s\n", tok, strerror(errno));
+				goto close_src;
+			}
+			nkv++;
+			continue;
+		}
 		err = snap_open_src(tok, &src[nsrc]);
 		if (err) {
 			printf("err cannot open IO source %s: %s\n", tok, strerror(-err));
@@ -343,11 +410,11 @@ static void snap_window(struct snap_ctx *c, char *args)
 	if (timed)
 		target = UINT64_MAX;
 
-	snap_take(c, src, nsrc, &a);
+	snap_take(c, src, nsrc, kv_fd, nkv, &a);
 	tbmark_start();
 	snap_wait(c, src, nsrc, &a, target, max_ms * 1000000ull);
 	tbmark_stop();
-	snap_take(c, src, nsrc, &b);
+	snap_take(c, src, nsrc, kv_fd, nkv, &b);
 	c->windows++;
 
 	f = fopen(out, "w");
@@ -371,6 +438,8 @@ static void snap_window(struct snap_ctx *c, char *args)
 close_src:
 	for (i = 0; i < nsrc; i++)
 		close(src[i].fd);
+	for (i = 0; i < nkv; i++)
+		close(kv_fd[i]);
 }
 
 /* Copy the lines of /proc/PID/maps whose permissions contain 'x'. */

@@ -145,6 +145,35 @@ if [[ $reply == ok* ]] && [ -n "$a" ] && [ $((b - a)) -ge 300 ] && [ "${reply#ok
    [ "$(cut -d' ' -f2 <<<"$reply")" = $((b - a)) ]; then
 	echo "PASS: experiments-pipeline: tb-snap window on a live counter ($((b - a)) IOs)"
 else echo "FAIL: experiments-pipeline: tb-snap: reply '$reply', a=$a b=$b"; fi
+# kv: counter files (our kernel client's per-path counters) are sampled
+# at the same two instants: a writer keeps msgs = 2 * IOs split over two
+# "path" lines, so the window's Δmsgs / ΔIOs must be exactly 2.
+kv=$tmp/paths
+/usr/bin/python3 - "$cnt" "$kv" <<'EOT' &
+import os, struct, sys, time
+# rewritten in place, same length (tb-snap keeps its file open, as sysfs)
+open(sys.argv[2], "w").close()
+for i in range(4000):
+    with open(sys.argv[2], "r+") as k:
+        k.write("path 10.0.0.1:1 state=connected reqs=%08d msgs=%08d hb_rtt_us=7\n"
+                "path 10.0.0.2:1 state=connected reqs=%08d msgs=%08d\n" % (i, i, i, i))
+    with open(sys.argv[1], "r+b") as f:
+        f.write(struct.pack("<Q", i))
+    time.sleep(0.0005)
+EOT
+wpid=$!
+sleep 0.3
+reply=$(printf 'window %s 200 5000 u64:%s kv:%s\nquit\n' "$tmp/kv.snap" "$cnt" "$kv" | "$top/build/experiments/tb-snap")
+kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+d_ios=$(awk '$1=="a_ios"{a=$2} $1=="b_ios"{b=$2} END{print b-a}' "$tmp/kv.snap" 2>/dev/null)
+d_msgs=$(awk '$1=="a_kv_msgs"{a=$2} $1=="b_kv_msgs"{b=$2} END{print b-a}' "$tmp/kv.snap" 2>/dev/null)
+# (the writer updates the two files one after the other: a sample can fall
+# between them, so one IO either way at each edge is allowed)
+dd=$(( ${d_msgs:-0} - 2 * ${d_ios:-0} ))
+if [[ $reply == ok* ]] && [ "${d_ios:-0}" -ge 200 ] && [ "${dd#-}" -le 4 ] &&
+   ! grep -q "kv_state" "$tmp/kv.snap"; then
+	echo "PASS: experiments-pipeline: tb-snap kv: counters at the window's instants ($d_msgs msgs / $d_ios IOs)"
+else echo "FAIL: experiments-pipeline: tb-snap kv: reply '$reply', Δios $d_ios, Δmsgs $d_msgs: $(grep kv "$tmp/kv.snap" | tr '\n' ' ')"; fi
 reply=$(printf 'window %s 100000 300 u64:%s\nquit\n' "$tmp/w2.snap" "$cnt" | "$top/build/experiments/tb-snap")
 if [[ $reply == err* ]]; then echo "PASS: experiments-pipeline: tb-snap fails a window short of its IOs"
 else echo "FAIL: experiments-pipeline: tb-snap accepted a short window: $reply"; fi
