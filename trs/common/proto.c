@@ -339,6 +339,28 @@ int trs_io_req_decode(const void *hdr, __u32 hdr_len, __u32 chunk_size,
 	return 0;
 }
 
+int trs_io_resp_check(const struct trs_io_req_info *req, int *status,
+		      __u32 *len)
+{
+	__u32 want;
+
+	if (*status > 0)
+		*status = -*status;
+	if (*status < -TRS_IMM_MAX_ERRNO)
+		*status = -EIO;
+	if (req->type != TRS_MSG_IO_READ) {
+		*len = 0;
+		return 0;
+	}
+	want = req->sg_cnt ? req->rlen : 0;
+	if (*len > want || (!*status && *len != want)) {
+		*status = -EIO;
+		*len = 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void trs_io_rsp_encode(struct trs_msg_io_rsp *m,
 		       const struct trs_io_rsp_info *in)
 {

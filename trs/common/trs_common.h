@@ -88,6 +88,23 @@ int trs_io_req_decode(const void *hdr, __u32 hdr_len, __u32 chunk_size,
 		      __u32 max_usr_len, struct trs_io_req_info *out,
 		      const char **why);
 
+/**
+ * trs_io_resp_check() - what a server may answer to a request it served.
+ * @req: the request, as trs_io_req_decode() gave it.
+ * @status: in: the user's status (an errno of either sign, 0 on success);
+ *	out: 0 or a negative errno an answer can carry (<= TRS_IMM_MAX_ERRNO,
+ *	larger ones become -EIO).
+ * @len: in: the bytes the user put into the chunk for a read; out: the
+ *	bytes to send back (0 for a write).
+ * A successful read answer must cover the whole request, else the client
+ * would take a partly stale buffer for good data (PROTOCOL.md 4); an
+ * answer longer than the request's buffer never fits it.
+ * Return: 0, or -EINVAL when a read answer's length was wrong (then
+ * @status is -EIO and @len 0; the caller logs it).
+ */
+int trs_io_resp_check(const struct trs_io_req_info *req, int *status,
+		      __u32 *len);
+
 struct trs_io_rsp_info {
 	__u16 chunk_id;
 	int status;	/* 0 or -errno */

@@ -343,6 +343,46 @@ static int io_rsp_cases(void)
 	return 0;
 }
 
+/* ---- the answer a server may send (trs_io_resp_check) ---- */
+static int resp_check_case(__u16 type, __u16 sg_cnt, __u32 rlen, int st_in,
+			   __u32 len_in, int want_ret, int want_st,
+			   __u32 want_len)
+{
+	struct trs_io_req_info r = { .type = type, .sg_cnt = sg_cnt,
+				     .rlen = rlen };
+	int st = st_in;
+	__u32 len = len_in;
+
+	UCHECK_EQ(trs_io_resp_check(&r, &st, &len), want_ret);
+	UCHECK_EQ(st, want_st);
+	UCHECK_EQ(len, want_len);
+	return 0;
+}
+
+static int io_resp_check(void)
+{
+	const __u16 R = TRS_MSG_IO_READ, W = TRS_MSG_IO_WRITE;
+
+	/* reads: exact length, short only with an error, never longer */
+	UCHECK_EQ(resp_check_case(R, 1, 4096, 0, 4096, 0, 0, 4096), 0);
+	UCHECK_EQ(resp_check_case(R, 1, 4096, 0, 4095, -EINVAL, -EIO, 0), 0);
+	UCHECK_EQ(resp_check_case(R, 1, 4096, 0, 0, -EINVAL, -EIO, 0), 0);
+	UCHECK_EQ(resp_check_case(R, 1, 4096, -ENOSPC, 100, 0, -ENOSPC, 100), 0);
+	UCHECK_EQ(resp_check_case(R, 1, 4096, -EIO, 4097, -EINVAL, -EIO, 0), 0);
+	UCHECK_EQ(resp_check_case(R, 1, 4096, 0, 4097, -EINVAL, -EIO, 0), 0);
+	/* a read without a buffer answers no data */
+	UCHECK_EQ(resp_check_case(R, 0, 0, 0, 0, 0, 0, 0), 0);
+	UCHECK_EQ(resp_check_case(R, 0, 0, 0, 1, -EINVAL, -EIO, 0), 0);
+	/* writes carry no data back; statuses of either sign, capped */
+	UCHECK_EQ(resp_check_case(W, 0, 0, 0, 512, 0, 0, 0), 0);
+	UCHECK_EQ(resp_check_case(W, 0, 0, EROFS, 0, 0, -EROFS, 0), 0);
+	UCHECK_EQ(resp_check_case(W, 0, 0, -(TRS_IMM_MAX_ERRNO + 1), 0, 0,
+				  -EIO, 0), 0);
+	UCHECK_EQ(resp_check_case(W, 0, 0, -TRS_IMM_MAX_ERRNO, 0, 0,
+				  -TRS_IMM_MAX_ERRNO, 0), 0);
+	return 0;
+}
+
 int main(void)
 {
 	URUN(conn_req_valid);
@@ -395,5 +435,6 @@ int main(void)
 	URUN(io_rej_read_nobuf_desc);
 	URUN(io_rej_read_nobuf_inv);
 	URUN(io_rsp_cases);
+	URUN(io_resp_check);
 	return unit_failed ? 1 : 0;
 }
