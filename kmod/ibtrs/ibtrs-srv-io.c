@@ -59,11 +59,11 @@ static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op, int status, u32 len)
 			.len = len,
 		};
 
-		trs_io_rsp_encode(con->tx + off, &ri);
-		ib_dma_sync_single_for_device(path->dev, con->tx_dma + off,
+		trs_io_rsp_encode(con->txb.buf + off, &ri);
+		ib_dma_sync_single_for_device(path->dev, con->txb.dma + off,
 					      sizeof(struct trs_msg_io_rsp),
 					      DMA_TO_DEVICE);
-		rsp_sge.addr = con->tx_dma + off;
+		rsp_sge.addr = con->txb.dma + off;
 		rsp_sge.length = sizeof(struct trs_msg_io_rsp);
 		rsp_sge.lkey = path->pd->local_dma_lkey;
 		rsp_wr.opcode = inv ? IB_WR_SEND_WITH_INV : IB_WR_SEND;
@@ -264,18 +264,8 @@ static void ibtrs_srv_io_req(struct ibtrs_srv_con *con, u32 id)
 
 int ibtrs_srv_post_recv(struct ibtrs_srv_con *con, struct ibtrs_srv_iu *iu)
 {
-	struct ib_sge sge = {
-		.addr = iu->dma,
-		.length = TRS_MAX_RECV_MSG,
-		.lkey = con->path->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &iu->cqe,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-
-	return ib_post_recv(con->qp, &wr, NULL);
+	return ibtrs_post_recv_one(con->qp, con->path->pd, &iu->cqe, iu->dma,
+				   TRS_MAX_RECV_MSG);
 }
 
 /* SEND_WITH_IMM without payload on connection 0. Under sess->lock. */
@@ -341,8 +331,8 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	info.slot_size = ctx->slot_size;
 	info.pool_addr = path->mr->iova;
 	info.pool_rkey = path->mr->rkey;
-	trs_info_rsp_encode(con->tx, &info);
-	ib_dma_sync_single_for_device(path->dev, con->tx_dma,
+	trs_info_rsp_encode(con->txb.buf, &info);
+	ib_dma_sync_single_for_device(path->dev, con->txb.dma,
 				      sizeof(struct trs_msg_info_rsp),
 				      DMA_TO_DEVICE);
 
@@ -353,7 +343,7 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	reg_wr.mr = path->mr;
 	reg_wr.key = path->mr->rkey;
 	reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	sge.addr = con->tx_dma;
+	sge.addr = con->txb.dma;
 	sge.length = sizeof(struct trs_msg_info_rsp);
 	sge.lkey = path->pd->local_dma_lkey;
 	send_wr.wr_cqe = &con->send_cqe;

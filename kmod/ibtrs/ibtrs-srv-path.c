@@ -87,38 +87,12 @@ static void ibtrs_srv_con_destroy(struct ibtrs_srv_con *con)
 		ib_free_cq(con->cq);
 		con->cq = NULL;
 	}
-	if (con->rx_buf) {
-		ib_dma_unmap_single(dev, con->rx_dma,
-				    (size_t)con->nrx * TRS_MAX_RECV_MSG,
-				    DMA_FROM_DEVICE);
-		kfree(con->rx_buf);
-		con->rx_buf = NULL;
-	}
-	if (con->tx) {
-		ib_dma_unmap_single(dev, con->tx_dma, con->tx_len,
-				    DMA_TO_DEVICE);
-		kfree(con->tx);
-		con->tx = NULL;
-	}
+	ibtrs_dma_buf_free(dev, &con->rxb);
+	ibtrs_dma_buf_free(dev, &con->txb);
 	kfree(con->rx);
 	con->rx = NULL;
 	kfree(con->hdr);
 	con->hdr = NULL;
-}
-
-static void *ibtrs_srv_dma_alloc(struct ib_device *dev, size_t len,
-				 enum dma_data_direction dir, u64 *dma)
-{
-	void *buf = kzalloc(len, GFP_KERNEL);
-
-	if (!buf)
-		return NULL;
-	*dma = ib_dma_map_single(dev, buf, len, dir);
-	if (ib_dma_mapping_error(dev, *dma)) {
-		kfree(buf);
-		return NULL;
-	}
-	return buf;
 }
 
 /* CQ, QP and receive ring of @con on its cm_id. */
@@ -131,7 +105,6 @@ static int ibtrs_srv_con_create(struct ibtrs_srv_con *con)
 	u32 sq = 2 * qd + 16;
 	/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ */
 	u32 rq = qd + IBTRS_RX_EXTRA;
-	struct ib_qp_init_attr qp_attr = {};
 	u32 i;
 	int err;
 
@@ -146,32 +119,22 @@ static int ibtrs_srv_con_create(struct ibtrs_srv_con *con)
 		con->cq = NULL;
 		return err;
 	}
-	qp_attr.event_handler = ibtrs_srv_qp_event;
-	qp_attr.qp_context = con;
-	qp_attr.send_cq = con->cq;
-	qp_attr.recv_cq = con->cq;
-	qp_attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	qp_attr.qp_type = IB_QPT_RC;
-	qp_attr.cap.max_send_wr = sq + 1;
-	qp_attr.cap.max_recv_wr = rq + 1;
-	qp_attr.cap.max_send_sge = 1;
-	qp_attr.cap.max_recv_sge = 1;
-	err = rdma_create_qp(con->cm_id, path->pd, &qp_attr);
+	err = ibtrs_rc_qp_create(con->cm_id, path->pd, con->cq, sq, rq, 1,
+				 ibtrs_srv_qp_event, con, NULL);
 	if (err)
 		goto out_destroy;
 	con->qp = con->cm_id->qp;
 
-	err = -ENOMEM;
 	con->nrx = rq;
-	con->rx_buf = ibtrs_srv_dma_alloc(dev, (size_t)rq * TRS_MAX_RECV_MSG,
-					  DMA_FROM_DEVICE, &con->rx_dma);
-	if (!con->rx_buf)
+	err = ibtrs_dma_buf_alloc(dev, &con->rxb, (size_t)rq * TRS_MAX_RECV_MSG,
+				  DMA_FROM_DEVICE);
+	if (err)
 		goto out_destroy;
-	con->tx_len = IBTRS_TX_RSP_OFF + (size_t)qd * IBTRS_RSP_SLOT;
-	con->tx = ibtrs_srv_dma_alloc(dev, con->tx_len, DMA_TO_DEVICE,
-				      &con->tx_dma);
-	if (!con->tx)
+	err = ibtrs_dma_buf_alloc(dev, &con->txb, IBTRS_TX_RSP_OFF +
+				  (size_t)qd * IBTRS_RSP_SLOT, DMA_TO_DEVICE);
+	if (err)
 		goto out_destroy;
+	err = -ENOMEM;
 	con->hdr = kmalloc(TRS_HDR_AREA, GFP_KERNEL);
 	con->rx = kcalloc(rq, sizeof(*con->rx), GFP_KERNEL);
 	if (!con->hdr || !con->rx)
@@ -182,8 +145,8 @@ static int ibtrs_srv_con_create(struct ibtrs_srv_con *con)
 
 		iu->cqe.done = ibtrs_srv_recv_done;
 		iu->con = con;
-		iu->buf = con->rx_buf + (size_t)i * TRS_MAX_RECV_MSG;
-		iu->dma = con->rx_dma + (size_t)i * TRS_MAX_RECV_MSG;
+		iu->buf = con->rxb.buf + (size_t)i * TRS_MAX_RECV_MSG;
+		iu->dma = con->rxb.dma + (size_t)i * TRS_MAX_RECV_MSG;
 		err = ibtrs_srv_post_recv(con, iu);
 		if (err)
 			goto out_destroy;

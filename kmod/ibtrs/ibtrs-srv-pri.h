@@ -15,6 +15,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "trs_common.h"
+#include "ibtrs-kcore.h"
 #include "ibtrs-srv.h"
 
 #define IBTRS_TICK_MS		50	/* heartbeat work period */
@@ -86,12 +87,8 @@ struct ibtrs_srv_iu {
  * @qp: the RC QP (@cm_id->qp).
  * @nrx: receive buffers, all posted.
  * @rx: their descriptors.
- * @rx_buf: @nrx * TRS_MAX_RECV_MSG bytes, DMA-mapped at @rx_dma.
- * @rx_dma: see @rx_buf.
- * @tx: INFO_RSP at offset 0, then one IO_RSP slot per chunk; mapped at
- *	@tx_dma, @tx_len bytes.
- * @tx_dma: see @tx.
- * @tx_len: see @tx.
+ * @rxb: @nrx * TRS_MAX_RECV_MSG bytes of receive buffers.
+ * @txb: INFO_RSP at offset 0, then one IO_RSP slot per chunk.
  * @send_cqe: completion of every answer and of INFO_RSP.
  * @cm_done: the CM reported the end of the connection (DISCONNECTED,
  *	TIMEWAIT_EXIT, an error or DEVICE_REMOVAL).
@@ -106,11 +103,8 @@ struct ibtrs_srv_con {
 	struct ib_qp *qp;
 	u32 nrx;
 	struct ibtrs_srv_iu *rx;
-	void *rx_buf;
-	u64 rx_dma;
-	void *tx;
-	u64 tx_dma;
-	size_t tx_len;
+	struct ibtrs_dma_buf rxb;
+	struct ibtrs_dma_buf txb;
 	struct ib_cqe send_cqe;
 	struct completion cm_done;
 	u8 *hdr;
