@@ -18,13 +18,12 @@ lock=(flock /tmp/ibtrs-vm.lock)
 [ -e build/kmod/ibnbd-client.ko ] || { echo "two-hosts-cost-run: kernel modules not built (make -C kmod)" >&2; exit 1; }
 b=$top/build/testbed/two-hosts-cost
 rm -rf "$b"
-start=$(date +%s)
 # The guest gets no host environment: the settings go on its command line.
 "${lock[@]}" experiments/testbed/run --two-hosts --mode icount --profile --paths 1 -q \
 	--timeout 3000 --out "$b" -- env SYSTEMS="${SYSTEMS:-ibnbd nvme_rdma}" RUNS="${RUNS:-3}" \
 	${CELLS:+CELLS="$CELLS"} experiments/testbed/probes/two-hosts-cost.sh \
 	>"$b.log" 2>&1 || { echo "two-hosts-cost-run: the run failed: $(tail -5 "$b.log")" >&2; exit 1; }
-wall=$(($(date +%s) - start))
+wall=$(sed -n 's/^run: two hosts: exit 0 after \([0-9]*\)s.*/\1/p' "$b.log")
 for side in clt srv; do
 	mkdir -p "$out/$side"
 	cp -r "$b/$side/raw" "$out/$side/"
@@ -34,7 +33,7 @@ done
 {
 	echo "commit $(git rev-parse HEAD)$(git diff --quiet HEAD -- experiments kmod || echo ' (experiments/ or kmod/ modified)')"
 	echo "date $(date -u +%FT%TZ)"
-	echo "wall_s $wall"
+	echo "wall_s $wall (both guests, from the launcher; the VM lock's wait excluded)"
 	echo "qemu $(qemu-system-x86_64 --version | head -1)"
 	echo "mode icount shift=0 sleep=on, 1 vCPU and 2 GiB per guest, -cpu qemu64, MTU 1500, 1 path"
 	echo "guest_kernel $(experiments/testbed/kver.sh)"

@@ -17,7 +17,8 @@ import profiles  # noqa: E402
 
 SIDES = ("clt", "srv")
 FIELDS = ["system", "cell", "run", "side", "ios", "instr_per_io", "sw_instr_per_io",
-          "nic_instr_per_io", "ctxt_per_io", "intr_per_io", "pkts_per_io", "blk_reqs_per_io"]
+          "nic_instr_per_io", "ctxt_per_io", "intr_per_io", "pkts_per_io", "blk_reqs_per_io",
+          "mod_msgs_per_io", "mod_reg_wrs_per_io", "mod_local_invs_per_io"]
 
 
 def read_snap(path):
@@ -38,6 +39,9 @@ def side_row(raw, cell):
     for k in ("ctxt", "intr", "pkts", "blk"):
         if "b_" + k in s:
             r[k + ("_reqs" if k == "blk" else "") + "_per_io"] = (s["b_" + k] - s["a_" + k]) / ios
+    for k in ("msgs", "reg_wrs", "local_invs"):
+        if "b_kv_" + k in s:
+            r["mod_%s_per_io" % k] = (s["b_kv_" + k] - s["a_kv_" + k]) / ios
     r["components"] = {c: n / ios for c, n in p["components"].items()}
     return r
 
@@ -90,8 +94,11 @@ def main():
                 s, c, cellfmt(csw), cellfmt(ssw), cellfmt([r["instr_per_io"] for r in cl]),
                 cellfmt([r["instr_per_io"] for r in sv]), share))
     print("\n## Events per IO (medians)\n")
-    print("| system | cell | side | context switches | interrupts | packets | null_blk requests |")
-    print("|---|---|---|---|---|---|---|")
+    print("Messages and registration WRs: our kernel client's own counters "
+          "(ibnbd client side only).\n")
+    print("| system | cell | side | context switches | interrupts | packets | null_blk requests "
+          "| messages | registration WRs |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for s in systems:
         for c in cnames:
             for side in SIDES:
@@ -99,9 +106,10 @@ def main():
                 if not rs:
                     continue
                 med = lambda k: ("%.2f" % statistics.median([r[k] for r in rs])) if k in rs[0] else "-"
-                print("| %s | %s | %s | %s | %s | %s | %s |" % (
+                print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     s, c, side, med("ctxt_per_io"), med("intr_per_io"), med("pkts_per_io"),
-                    med("blk_reqs_per_io") if side == "srv" else "-"))
+                    med("blk_reqs_per_io") if side == "srv" else "-",
+                    med("mod_msgs_per_io"), med("mod_reg_wrs_per_io")))
     print("\n## Largest components per IO (medians, software and NIC)\n")
     for s in systems:
         for c in cnames[:1]:

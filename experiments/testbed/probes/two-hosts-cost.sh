@@ -99,7 +99,11 @@ snap_cmd() {
 	read -r _reply <&"${SNAP[0]}" || _reply="err tb-snap died"
 	[[ $_reply == ok* ]]
 }
-declare -A dev=([ibnbd]=ibnbd0 [nvme_rdma]=$nvme_head) src=([ibnbd]=ibnbd0 [nvme_rdma]=$nvme_path)
+# IO sources: the block device's own counts (nvme: the path device, the
+# multipath head keeps none); for ibnbd also the kernel client's counters.
+declare -A dev=([ibnbd]=ibnbd0 [nvme_rdma]=$nvme_head)
+declare -A src=([ibnbd]="blk:ibnbd0 kv:/sys/class/ibnbd-client/ctl/devices/ibnbd0/paths"
+	[nvme_rdma]="blk:$nvme_path")
 : >"$raw/cells.txt"
 rc=0
 for ((run = 1; run <= RUNS; run++)); do
@@ -118,8 +122,8 @@ for ((run = 1; run <= RUNS; run++)); do
 			t0=$(date +%s%N)
 			srv_window "$cell" $((nios * 9 / 10)) ||
 				{ echo "$cell: server window not started"; rc=1; }
-			sleep "$(awk -v t=$(( $(date +%s%N) - t0 )) 'BEGIN { s = 1.5 - t / 1e9; print s > 0 ? s : 0 }')"
-			if ! snap_cmd "window $raw/$cell.snap $nios 120000 blk:${src[$s]}"; then
+			sleep "$(awk -v t=$(( $(date +%s%N) - t0 )) 'BEGIN { s = 1.5 - t / 1e9; print (s > 0 ? s : 0) }')"
+			if ! snap_cmd "window $raw/$cell.snap $nios 120000 ${src[$s]}"; then
 				echo "$cell: client window: $_reply"
 				rc=1
 			fi
@@ -130,6 +134,11 @@ for ((run = 1; run <= RUNS; run++)); do
 			fi
 			srv_snap "maps /tb-out/raw/$cell.maps" || { echo "$cell: server maps: $_srv_reply"; rc=1; }
 			kill -TERM $fpid
+			for ((t = 0; t < 300; t++)); do kill -0 $fpid 2>/dev/null || break; sleep 0.1; done
+			if kill -0 $fpid 2>/dev/null; then
+				echo "$cell: fio did not stop within 30 s of SIGTERM (IO hung?)"
+				exit 1
+			fi
 			wait $fpid
 			grep -q "err=[ ]*0" "$raw/$cell.fio" || { echo "$cell: fio failed"; rc=1; }
 			echo "$cell $s $cname $run $rw $bs $qd $nios" >>"$raw/cells.txt"
