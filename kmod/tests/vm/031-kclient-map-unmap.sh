@@ -44,12 +44,16 @@ t0=$(date +%s%N)
 for i in $(seq 1 "$ROUNDS"); do
 	# shellcheck disable=SC2086
 	kclt_cli_map --sessname mu$i $PA --device "$DEV"
-	[ "$(blockdev --getsize64 "/dev/$KCLT_DEV")" = "$size" ] ||
+	read -r sectors <"/sys/block/$KCLT_DEV/size"
+	[ $((sectors * 512)) = "$size" ] ||
 		die "round $i: /dev/$KCLT_DEV size differs from nullb0's"
 	dd if="/dev/$KCLT_DEV" of=/dev/null bs=4k count=1 skip=$((i * 7)) iflag=direct \
 		status=none || die "round $i: 4k O_DIRECT read of /dev/$KCLT_DEV failed"
 	"$IBNBD" unmap "/dev/$KCLT_DEV" || die "round $i: ibnbd unmap $KCLT_DEV failed"
 	[ -e "$KCLT_CTL/devices/$KCLT_DEV" ] && die "round $i: $KCLT_DEV still in sysfs"
+	# ~13 kernel lines a round (~1.5 KiB): check the log well before the
+	# 128 KiB ring buffer drops them
+	[ $((i % 20)) = 0 ] && kmod_log_check_now
 	[ $((i % 25)) = 0 ] && log "round $i: mapped, read, unmapped /dev/$KCLT_DEV"
 done
 ms=$((($(date +%s%N) - t0) / 1000000))

@@ -8,10 +8,17 @@ KB=$TB_TOP/build/kmod
 FIO_TIMEOUT=${FIO_TIMEOUT:-60}	# each run_fio; they take 1-20 s here
 KLOG=$LOGDIR/dmesg.log
 KMOD_LOADED=0
-_dmesg_start=$(dmesg | wc -l)
+# A marker line in the kernel log where the test starts: counting lines
+# fails once the ring buffer (128 KiB) is full and drops the oldest ones.
+_kmsg_mark="klib: test $TEST_NAME starts ($$.$RANDOM)"
+echo "$_kmsg_mark" 2>/dev/null >/dev/kmsg
 
-# kmsgs: the kernel log since the test started.
-kmsgs() { dmesg | tail -n +$((_dmesg_start + 1)); }
+# kmsgs: the kernel log since the test started (all of the buffer when the
+# test's own lines have pushed the marker out).
+kmsgs() {
+	dmesg | awk -v m="$_kmsg_mark" '{ l[NR] = $0 } index($0, m) { s = NR }
+		END { for (i = s + 1; i <= NR; i++) print l[i] }'
+}
 
 kmod_need() {
 	local vm
@@ -46,11 +53,22 @@ kmod_unload() {
 	KMOD_LOADED=0
 }
 
+KLOG_ERRORS='WARNING:|\bBUG\b|Oops|hung task|KASAN|UBSAN|slab|general protection|corruption|refcount_t:|circular locking|lockdep'
+
 # kmod_log_check: the modules' lines, and no kernel error report.
 kmod_log_check() {
 	kmsgs >"$KLOG"
 	grep 'ibtrs_server\|ibnbd_server' "$KLOG" | tail -${1:-25}
-	if grep -nE 'WARNING:|\bBUG\b|Oops|hung task|KASAN|UBSAN|slab|general protection|corruption|refcount_t:|circular locking|lockdep' "$KLOG"; then
+	if grep -nE "$KLOG_ERRORS" "$KLOG"; then
+		die "kernel log has errors (above)"
+	fi
+}
+
+# kmod_log_check_now: no kernel error report so far (for tests that log
+# more than the ring buffer holds: check before the lines are dropped).
+kmod_log_check_now() {
+	kmsgs >"$KLOG"
+	if grep -nE "$KLOG_ERRORS" "$KLOG"; then
 		die "kernel log has errors (above)"
 	fi
 }
