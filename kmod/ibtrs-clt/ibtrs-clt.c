@@ -213,6 +213,8 @@ struct ibtrs_clt_io {
  * @reco_attempt: reconnect attempts since the path was last up.
  * @conn_mutex: held while the path connects or is torn down, so that the
  *	device removal can wait for either.
+ * @cm_dead: a failed connect unwinds: the CM handler ignores its events
+ *	(set under the cm_id's handler lock, so none runs any more).
  * @failing: the error work was queued.
  * @inflight: IOs posted on the path and not ended.
  * @reqs: requests posted.
@@ -264,6 +266,7 @@ struct ibtrs_clt_path {
 	struct delayed_work reco_work;
 	u32 reco_attempt;
 	struct mutex conn_mutex;	/* connect and teardown */
+	bool cm_dead;
 	atomic_t failing;
 	atomic_t inflight;
 	atomic64_t reqs;
@@ -963,6 +966,8 @@ static int ibtrs_clt_cm_handler(struct rdma_cm_id *cm_id,
 	const char *why = "";
 	int err;
 
+	if (READ_ONCE(path->cm_dead))
+		return 0;	/* the connect unwinds and destroys us */
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
 		err = ibtrs_clt_create_ib(path);
@@ -1135,6 +1140,7 @@ static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 	init_completion(&path->info_done);
 	atomic_set(&path->failing, 0);
 	path->cm_err = -ETIMEDOUT;
+	WRITE_ONCE(path->cm_dead, false);
 	spin_lock_irqsave(&sess->lock, flags);
 	path->state = IBTRS_CLT_PATH_CONNECTING;
 	spin_unlock_irqrestore(&sess->lock, flags);
@@ -1210,6 +1216,13 @@ static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 	return 0;
 
 out_disconnect:
+	/*
+	 * A path failure ends the waits above while a CM step may still run
+	 * (creating the QP, connecting): wait for it, and ignore later ones.
+	 */
+	rdma_lock_handler(path->cm_id);
+	WRITE_ONCE(path->cm_dead, true);
+	rdma_unlock_handler(path->cm_id);
 	rdma_disconnect(path->cm_id);
 	if (path->qp)
 		ib_drain_qp(path->qp);
@@ -1740,7 +1753,9 @@ static void ibtrs_clt_path_install(struct ibtrs_clt_path *path)
  */
 static void ibtrs_clt_path_stop(struct ibtrs_clt_path *path)
 {
+	mutex_lock(&ibtrs_clt_sess_mutex);	/* ibtrs_clt_add_one() sees it */
 	WRITE_ONCE(path->removing, true);
+	mutex_unlock(&ibtrs_clt_sess_mutex);
 	cancel_delayed_work_sync(&path->reco_work);
 	atomic_set(&path->failing, 1);	/* no error work from now */
 	flush_work(&path->err_work);
@@ -2519,7 +2534,8 @@ static int ibtrs_clt_add_one(struct ib_device *dev)
 		for (i = 0; i < sess->npaths; i++) {
 			struct ibtrs_clt_path *path = sess->paths[i];
 
-			if (path && READ_ONCE(path->state) == IBTRS_CLT_PATH_IDLE &&
+			if (path && !path->removing &&
+			    READ_ONCE(path->state) == IBTRS_CLT_PATH_IDLE &&
 			    delayed_work_pending(&path->reco_work))
 				mod_delayed_work(ibtrs_clt_wq, &path->reco_work,
 						 msecs_to_jiffies(reconnect_min_ms));

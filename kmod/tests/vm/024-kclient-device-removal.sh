@@ -38,10 +38,10 @@ kclt_map "sessname=kdrm$(kclt_paths 2) device_path=mapper/kdrm"
 P=$KCLT_CTL/devices/$KCLT_DEV/paths
 rxe1=$(tb_nth 1 "$TB_RXE_DEVS")
 FIO_TIMEOUT=120
-# 24 MiB of 4k writes at <= 16 per 10 ms: ~4 s, then the verify reads
+# 16 MiB of 4k writes at <= 16 per 10 ms: ~3 s, then the verify reads
 timeout -k 10 "$FIO_TIMEOUT" fio --name=drm --filename="/dev/$KCLT_DEV" \
 	--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
-	--size=24m --verify=crc32c --do_verify=1 --verify_fatal=1 \
+	--size=16m --verify=crc32c --do_verify=1 --verify_fatal=1 \
 	>"$LOGDIR/fio-drm.log" 2>&1 &
 FIO=$!
 sleep 1.5
@@ -100,7 +100,7 @@ done
 [ $ok = 1 ] || { rdma res show; die "resources on $rxe1 differ from path 2's device"; }
 # the new path carries verified IO
 timeout -k 5 60 fio --name=after --filename="/dev/$KCLT_DEV" --ioengine=libaio \
-	--direct=1 --rw=randwrite --bs=4k --iodepth=16 --size=4m \
+	--direct=1 --rw=randwrite --bs=4k --iodepth=16 --size=2m \
 	--verify=crc32c --do_verify=1 --verify_fatal=1 >"$LOGDIR/fio-after.log" 2>&1 ||
 	die "fio after the re-add failed: $(tail -5 "$LOGDIR/fio-after.log")"
 cat "$P" | tee "$LOGDIR/paths-end.txt"
