@@ -6,8 +6,9 @@
 # verifies over both links, the client side of link 1 goes down, and a
 # second verified job must run over link 2 alone. Also measures QD1 4k read
 # latency per link (a single-path job each). Then the same with the kernel
-# modules (server modules there, client modules here) and a link cut on the
-# server's side by the host (QMP set_link). Prints PASS/FAIL lines.
+# modules (server modules there, client modules here), a link cut on the
+# server's side by the host (QMP set_link), and a server crash (the host
+# kills the server guest and boots it again). Prints PASS/FAIL lines.
 set -uo pipefail
 . "$TB_TOP/experiments/testbed/guest-lib.sh"
 port=12345
@@ -86,7 +87,10 @@ kfail() {
 tb_srv "modprobe rdma_cm && insmod build/kmod/ibtrs-server.ko port=$kport &&
 	insmod build/kmod/ibnbd-server.ko dev_search_path=/dev" >"$log/kserver-load.log" 2>&1 ||
 	kfail "server modules do not load in the server guest: $(cat "$log/kserver-load.log")"
-modprobe rdma_cm && insmod "$kb/ibtrs-client.ko" && insmod "$kb/ibnbd-client.ko" port=$kport ||
+# IO waits up to 120 s for a path (the server guest reboots below), and
+# reconnect attempts come at most 2 s apart.
+modprobe rdma_cm && insmod "$kb/ibtrs-client.ko" ctrl_loss_tmo_ms=120000 reconnect_max_ms=2000 &&
+	insmod "$kb/ibnbd-client.ko" port=$kport ||
 	kfail "client modules do not load"
 echo "sessname=two-hosts path=10.99.1.2@10.99.1.1 path=10.99.2.2@10.99.2.1 device_path=nullb0 access_mode=rw" \
 	>/sys/class/ibnbd-client/ctl/map_device || kfail "map_device failed: $(dmesg | tail -3)"
@@ -117,14 +121,55 @@ cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths >"$log/paths-after-cut.txt"
 pstat 1 | grep -q "failovers=[1-9]" && ! pstat 1 | grep -q "state=connected" ||
 	kfail "path 1 did not fail over when the server's NIC lost carrier: $(cat "$log/paths-after-cut.txt")"
 echo "PASS: two-hosts: the server guest's NIC of link 1 unplugged (QMP): failover to link 2, verified"
+# Cable back in; the server's side of path 1 gets a fresh rxe device (as
+# paths.sh restore does after any cut: Debian 6.1's rxe does not receive
+# again on a device whose netdev lost its carrier under load).
 tb_host link 1 up srv >/dev/null 2>&1
+tb_srv "experiments/testbed/paths.sh restore 1" >"$log/srv-restore-1.log" 2>&1 ||
+	kfail "server: paths.sh restore 1: $(cat "$log/srv-restore-1.log")"
+echo normal >/sys/class/ibnbd-client/ctl/devices/ibnbd0/unmap_device || kfail "unmap failed"
+tb_srv "dmesg" >"$log/dmesg-srv.log" 2>&1
+
+# A server crash: the host kills the server guest's QEMU during a verified
+# job and boots it again; the server side comes back (modules, the same
+# disk: /dev/vda, a virtio disk backed by a file on the host, which survives
+# the crash); the client reconnects with backoff,
+# reopens the device on the new session (-ESTALE) and the job verifies.
+srv_up() {
+	tb_srv "modprobe rdma_cm && modprobe virtio_blk && insmod build/kmod/ibtrs-server.ko port=$kport &&
+		insmod build/kmod/ibnbd-server.ko dev_search_path=/dev &&
+		for t in \$(seq 50); do [ -b /dev/vda ] && break; sleep 0.1; done && [ -b /dev/vda ]"
+}
+tb_srv "rmmod ibnbd_server ibtrs_server" >/dev/null 2>&1 || kfail "rmmod of the server modules failed"
+srv_up >"$log/crash-srv-up1.log" 2>&1 || kfail "server set-up for the crash: $(cat "$log/crash-srv-up1.log")"
+echo "sessname=crash path=10.99.1.2@10.99.1.1 path=10.99.2.2@10.99.2.1 device_path=vda access_mode=rw" \
+	>/sys/class/ibnbd-client/ctl/map_device || kfail "map of vda failed: $(dmesg | tail -3)"
+for ((t = 0; t < 50; t++)); do [ -b /dev/ibnbd0 ] && break; sleep 0.1; done
+[ -b /dev/ibnbd0 ] || kfail "no /dev/ibnbd0 for vda"
+kjob kcrash --rw=write --bs=64k --size=64m --rate=4m &
+fpid=$!
+sleep 3
+tb_host kill srv >"$log/host-kill.log" 2>&1 || kfail "host: kill srv: $(cat "$log/host-kill.log")"
+t0=$(date +%s)
+tb_host start srv >"$log/host-start.log" 2>&1 || kfail "host: start srv: $(cat "$log/host-start.log")"
+for ((t = 0; t < 240; t++)); do
+	timeout 5 bash -c "tb_srv true" >/dev/null 2>&1 && break
+	sleep 0.5
+done
+srv_up >"$log/crash-srv-up2.log" 2>&1 || kfail "server set-up after the crash: $(cat "$log/crash-srv-up2.log")"
+echo "two-hosts: server guest killed, booted and serving again after $(($(date +%s) - t0)) s"
+wait $fpid || kfail "verified job across the server crash: $(tail -3 "$log/fio-kcrash.log")"
+cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths >"$log/paths-after-crash.txt"
+grep -q "reconnects=[1-9]" "$log/paths-after-crash.txt" && dmesg | grep -q "reopened vda" ||
+	kfail "no reconnect and reopen after the crash: $(cat "$log/paths-after-crash.txt"; dmesg | grep -i reopen | tail -2)"
+echo "PASS: two-hosts: server guest killed and rebooted during a verified job: reconnect, reopen, verified"
 echo normal >/sys/class/ibnbd-client/ctl/devices/ibnbd0/unmap_device || kfail "unmap failed"
 rmmod ibnbd_client ibtrs_client || kfail "rmmod of the client modules failed"
 tb_srv "rmmod ibnbd_server ibtrs_server" >/dev/null 2>&1 || kfail "rmmod of the server modules failed"
 dmesg >"$log/dmesg-clt.log"
-tb_srv "dmesg" >"$log/dmesg-srv.log" 2>&1
+tb_srv "dmesg" >"$log/dmesg-srv2.log" 2>&1
 if grep -nE 'WARNING:|\bBUG\b|Oops|hung task|KASAN|UBSAN|general protection|refcount_t:' \
-	"$log/dmesg-clt.log" "$log/dmesg-srv.log"; then
+	"$log/dmesg-clt.log" "$log/dmesg-srv.log" "$log/dmesg-srv2.log"; then
 	fail "kernel log reports an error (above)"
 fi
 exit 0

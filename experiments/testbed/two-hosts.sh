@@ -15,6 +15,8 @@
 #                                    guest sees carrier loss: the cable pulled)
 #   kill srv                         the server guest's QEMU killed (a crash)
 #   start srv                        the server guest booted again
+# The server guest has a disk, /dev/vda: a sparse file OUT/srv/disk.img
+# (TB_SRV_DISK_MB, default 128) that survives its crashes.
 # Args: OUT PATHS TIMEOUT QUIET GUEST_MAIN KERNEL INITRD MODE CPU PLUGIN
 # (PLUGIN: the profiler's .so or "", loaded in both guests, each writing
 # OUT/ROLE/profile.raw).
@@ -48,12 +50,16 @@ guest() {	# ROLE SIDE(0 srv, 1 clt) -> qemu command in the array g
 		-fsdev "local,id=out,path=$out/$role,security_model=none"
 		-device virtio-9p-pci,fsdev=out,mount_tag=tbout)
 	[ -n "$plugin" ] && g+=(-plugin "file=$plugin,out=$out/$role/profile.raw")
+	# The server guest's disk (/dev/vda, virtio_blk): a sparse file on the
+	# host, so what was written survives the guest's crash (tb_host kill).
+	[ "$role" = srv ] && g+=(-drive "file=$out/srv/disk.img,if=virtio,format=raw,cache=writethrough")
 	for ((i = 0; i <= paths; i++)); do
 		lp=$((base + 2 * i + side)) rp=$((base + 2 * i + 1 - side))
 		g+=(-netdev "dgram,id=n$i,local.type=inet,local.host=127.0.0.1,local.port=$lp,remote.type=inet,remote.host=127.0.0.1,remote.port=$rp"
 			-device "virtio-net-pci,id=nic$i,netdev=n$i,mac=$(printf 52:54:00:10:%02x:%02x "$i" "$side")")
 	done
-	g+=(-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic tb_main=$main")
+	# TB_GUEST_APPEND: more kernel parameters (e.g. slub_debug=FZPU)
+	g+=(-append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic ${TB_GUEST_APPEND:+$TB_GUEST_APPEND }tb_main=$main")
 }
 boots=0
 start_srv() {	# the server guest, in the background (spid)
@@ -113,6 +119,8 @@ host_loop() {	# serves OUT/clt/hostreq/*.req until the client guest ends
 	done
 }
 start=$(date +%s)
+rm -f "$out/srv/disk.img"
+truncate -s "${TB_SRV_DISK_MB:-128}M" "$out/srv/disk.img"
 guest srv 0
 sg=("${g[@]}")
 echo "${sg[*]}" >"$out/srv/qemu-cmdline"

@@ -3,7 +3,8 @@
 # experiments/testbed/run --two-hosts --paths 2): verified IO from the
 # client guest to ibnbd-serverd in the server guest over both links, then
 # with link 1 down; then the kernel client and server modules in the two
-# guests, with the server's NIC of link 1 unplugged by the host (QMP)
+# guests, with the server's NIC of link 1 unplugged by the host (QMP), and
+# the server guest killed and booted again during a verified job
 # (experiments/testbed/two-hosts-selftest.sh).
 # TWO_HOSTS_VM=0 skips it. Takes the VM lock unless TB_VM_LOCK_HELD=1.
 set -uo pipefail
@@ -24,7 +25,7 @@ start=$(date +%s)
 rc=$?
 echo "$name: exit $rc in $(( $(date +%s) - start ))s, output in $out"
 grep -h "^two-hosts:" "$out/clt/output.log" 2>/dev/null
-if [ $rc = 0 ] && [ "$(grep -c '^PASS: two-hosts' "$out/clt/output.log")" = 4 ]; then
+if [ $rc = 0 ] && [ "$(grep -c '^PASS: two-hosts' "$out/clt/output.log")" = 5 ]; then
 	grep '^PASS: two-hosts' "$out/clt/output.log"
 else
 	grep '^FAIL: ' "$out/clt/output.log" 2>/dev/null ||
