@@ -107,12 +107,10 @@ host_loop() {	# serves OUT/clt/hostreq/*.req until the client guest ends
 		for f in "$q"/*.req; do
 			[ -e "$f" ] || continue
 			rsp=${f%.req}.rsp
-			if out_txt=$(host_req "$(cat "$f")" 2>&1); then
-				printf '0\n%s\n' "$out_txt" >"$rsp.tmp"
-			else
-				printf '1\n%s\n' "$out_txt" >"$rsp.tmp"
-			fi
-			rm -f "$f"
+			# not in a subshell: "start" sets spid for the end's wait
+			host_req "$(cat "$f")" >"$rsp.out" 2>&1
+			{ echo $(($? != 0)); cat "$rsp.out"; } >"$rsp.tmp"
+			rm -f "$f" "$rsp.out"
 			mv "$rsp.tmp" "$rsp"
 		done
 		sleep 0.1
