@@ -317,6 +317,7 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	enum ibtrs_clt_dir dir = IBTRS_CLT_WRITE;
 	unsigned int nents = 0;
 	u32 rw, len = 0;
+	u64 sector = 0;
 	int ret;
 
 	switch (req_op(rq)) {
@@ -356,14 +357,20 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	iu->dev = dev;
 	iu->err = 0;
 	blk_mq_start_request(rq);
-	if (req_op(rq) != REQ_OP_FLUSH)
+	/*
+	 * A flush has no range: the block layer leaves its sector at -1, the
+	 * protocol wants 0 and no length.
+	 */
+	if (req_op(rq) != REQ_OP_FLUSH) {
+		sector = blk_rq_pos(rq);
 		len = blk_rq_bytes(rq);
+	}
 	if (blk_rq_nr_phys_segments(rq) &&
 	    (req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE)) {
 		sg_init_table(iu->sg, dev->max_segs);
 		nents = blk_rq_map_sg(rq->q, rq, iu->sg);
 	}
-	ibnbd_init_io(&iu->msg, dev->device_id, blk_rq_pos(rq), rw, len, 0);
+	ibnbd_init_io(&iu->msg, dev->device_id, sector, rw, len, 0);
 	ret = ibtrs_clt_request(dev->sess->trs, dir, iu->permit, &iu->msg,
 				sizeof(iu->msg), nents ? iu->sg : NULL, nents,
 				nents ? len : 0, ibnbd_clt_io_conf, iu);
