@@ -158,7 +158,8 @@ static int ibnbd_clt_ctrl(struct ibnbd_clt_sess *sess, enum ibtrs_clt_dir dir,
 	init_completion(&ctl.done);
 	if (rsp)
 		sg_init_one(&sg, rsp, rsplen);
-	ret = ibtrs_clt_request(sess->trs, dir, permit, msg, len,
+	ret = ibtrs_clt_request(sess->trs, dir, permit, raw_smp_processor_id(),
+				msg, len,
 				rsp ? &sg : NULL, rsp ? 1 : 0, rsp ? rsplen : 0,
 				ibnbd_clt_ctrl_conf, &ctl);
 	if (!ret) {
@@ -371,7 +372,9 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 		nents = blk_rq_map_sg(rq->q, rq, iu->sg);
 	}
 	ibnbd_init_io(&iu->msg, dev->device_id, sector, rw, len, 0);
-	ret = ibtrs_clt_request(dev->sess->trs, dir, iu->permit, &iu->msg,
+	/* the hardware queue's connection of the chosen path */
+	ret = ibtrs_clt_request(dev->sess->trs, dir, iu->permit,
+				hctx->queue_num, &iu->msg,
 				sizeof(iu->msg), nents ? iu->sg : NULL, nents,
 				nents ? len : 0, ibnbd_clt_io_conf, iu);
 	if (ret) {
@@ -443,7 +446,8 @@ static int ibnbd_clt_create_disk(struct ibnbd_clt_dev *dev)
 
 	dev->max_segs = ibtrs_clt_max_segments(dev->sess->trs);
 	dev->tag_set.ops = &ibnbd_clt_mq_ops;
-	dev->tag_set.nr_hw_queues = 1;
+	/* one hardware queue per connection of a path */
+	dev->tag_set.nr_hw_queues = ibtrs_clt_nr_cons(dev->sess->trs);
 	dev->tag_set.queue_depth = ibtrs_clt_queue_depth(dev->sess->trs);
 	dev->tag_set.numa_node = NUMA_NO_NODE;
 	dev->tag_set.cmd_size = sizeof(struct ibnbd_clt_iu) +

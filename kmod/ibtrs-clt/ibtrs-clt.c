@@ -2,9 +2,13 @@
 /*
  * ibtrs-clt.c - IBTRS client transport (ibtrs-client.ko).
  *
- * A session holds 1..IBTRS_CLT_MAX_PATHS paths, one RC connection each
- * (cid 0 of cid_num 1), to one server session whose chunk pool all paths
- * share (trs/PROTOCOL.md 2). A request is one RDMA_WRITE_WITH_IMM into the
+ * A session holds 1..IBTRS_CLT_MAX_PATHS paths to one server session whose
+ * chunk pool all paths share (trs/PROTOCOL.md 2). Each path has nr_cons RC
+ * connections (cid 0..nr_cons-1; cons_per_path, 0: one per online CPU) on
+ * one device and PD, each with its own CQ, QP, receive ring and read MR
+ * pool; INFO and heartbeats go on cid 0. An IO goes on the connection of
+ * its hint (the block layer's hardware queue) of the path the policy
+ * chose, and is answered there. A request is one RDMA_WRITE_WITH_IMM into the
  * chunk of its permit; the answer is one message (section 4). Reads expose
  * the caller's pages through a fast-registration MR (REG_MR chained before
  * the request, REMOTE_WRITE for exactly the IO buffer); the server ends
@@ -27,7 +31,6 @@
  * Sysfs: /sys/kernel/ibtrs-client/<sessname>/ (policy, counters,
  * add_path, per path reconnect/remove_path). Device removal: an ib_client.
  *
- * Not yet: several connections per path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,6 +48,7 @@
 #include <net/ipv6.h>
 
 #include "trs_common.h"
+#include "ibtrs-kcore.h"
 #include "ibtrs-clt.h"
 
 #define IBTRS_CLT_MAX_PATHS	8
@@ -78,6 +82,10 @@ static uint ctrl_loss_tmo_ms = 30000;
 module_param(ctrl_loss_tmo_ms, uint, 0444);
 MODULE_PARM_DESC(ctrl_loss_tmo_ms, "with every path down, new IO waits this long, then fails (default 30000)");
 
+static uint cons_per_path;
+module_param(cons_per_path, uint, 0444);
+MODULE_PARM_DESC(cons_per_path, "connections per path (default 0: one per online CPU, at most 64)");
+
 static int mp_policy = TRS_MP_ROUND_ROBIN;
 module_param(mp_policy, int, 0444);
 MODULE_PARM_DESC(mp_policy, "path selection: 0 round-robin, 1 min-inflight, 2 min-latency");
@@ -104,19 +112,58 @@ enum ibtrs_clt_path_state {
 };
 
 struct ibtrs_clt_path;
+struct ibtrs_clt_con;
 
 /**
  * struct ibtrs_clt_iu - a receive buffer.
  * @cqe: completion of its receive.
- * @path: owner.
- * @buf: TRS_MAX_RECV_MSG bytes.
- * @dma: mapping of @buf.
+ * @con: owner.
+ * @b: TRS_MAX_RECV_MSG bytes, mapped from the device.
  */
 struct ibtrs_clt_iu {
 	struct ib_cqe cqe;
+	struct ibtrs_clt_con *con;
+	struct ibtrs_dma_buf b;
+};
+
+/**
+ * struct ibtrs_clt_con - one RC connection of a path.
+ * @path: owner.
+ * @cid: index in the path.
+ * @cm_id: RDMA CM id.
+ * @cq: one CQ for sends and receives (softirq polling, comp vector
+ *	@cid % num_comp_vectors).
+ * @qp: the QP (@cm_id's).
+ * @mr_pool: the read MR pool of @qp exists.
+ * @rx: receive buffers.
+ * @rx_num: entries of @rx.
+ * @ctl_cqe: completion of control sends (INFO_REQ, heartbeats, acks).
+ * @reg_cqe: completion (errors only) of unsignaled REG_MRs.
+ * @cm_done: a CM step finished (@cm_err).
+ * @cm_err: its result.
+ * @params: the server's accept of this connection.
+ * @max_sge: send SGEs of @qp.
+ * @cm_dead: a failed connect unwinds: the CM handler ignores its events
+ *	(set under the cm_id's handler lock, so none runs any more).
+ * @reqs: requests posted on this connection.
+ */
+struct ibtrs_clt_con {
 	struct ibtrs_clt_path *path;
-	void *buf;
-	u64 dma;
+	int cid;
+	struct rdma_cm_id *cm_id;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	bool mr_pool;
+	struct ibtrs_clt_iu *rx;
+	int rx_num;
+	struct ib_cqe ctl_cqe;
+	struct ib_cqe reg_cqe;
+	struct completion cm_done;
+	int cm_err;
+	struct trs_conn_params params;
+	u32 max_sge;
+	bool cm_dead;
+	atomic64_t reqs;
 };
 
 /**
@@ -131,7 +178,9 @@ struct ibtrs_clt_iu {
  * @inflight: a request is posted and not yet ended (under sess->lock).
  * @answered: the answer (or its replacement at teardown) was taken.
  * @path: the path the request went on.
- * @mr: the read buffer's registration, NULL for writes.
+ * @con: its connection there (the answer must come on it).
+ * @hint: the caller's connection hint (index = @hint % nr_cons).
+ * @mr: the read buffer's registration (of @con's pool), NULL for writes.
  * @hdr: request header + user header (DMA source of the header SGE).
  * @hdr_dma: mapping of @hdr.
  * @hdr_len: bytes of @hdr sent.
@@ -157,6 +206,8 @@ struct ibtrs_clt_io {
 	bool inflight;
 	bool answered;
 	struct ibtrs_clt_path *path;
+	struct ibtrs_clt_con *con;
+	unsigned int hint;
 	struct ib_mr *mr;
 	void *hdr;
 	u64 hdr_dma;
@@ -176,33 +227,23 @@ struct ibtrs_clt_io {
 };
 
 /**
- * struct ibtrs_clt_path - one path: one RC connection to the server.
+ * struct ibtrs_clt_path - one path: @ncons RC connections to the server.
  * @sess: owner.
  * @idx: index in the session.
  * @addr: its two ends.
  * @uuid: path_uuid (stable across reconnects).
  * @recon_cnt: reconnects so far.
  * @state: &enum ibtrs_clt_path_state, changed under sess->lock.
- * @cm_id: RDMA CM id.
- * @dev: the RDMA device.
- * @pd: protection domain.
- * @cq: one CQ for sends and receives (softirq polling).
- * @qp: the QP (@cm_id's).
- * @mr_pool: the read MR pool of @qp exists.
- * @rx: receive buffers.
- * @rx_num: entries of @rx.
- * @rx_buf: their memory.
- * @tx: the INFO_REQ buffer.
- * @tx_dma: its mapping.
- * @ctl_cqe: completion of control sends (INFO_REQ, heartbeats).
- * @reg_cqe: completion (errors only) of unsignaled REG_MRs.
- * @cm_done: a CM step finished (@cm_err).
- * @cm_err: its result.
+ * @ncons: connections (the session's nr_cons).
+ * @cons: the connections; cid 0 carries INFO and heartbeats.
+ * @dev: the RDMA device of every connection.
+ * @pd: protection domain of every connection.
+ * @txb: the INFO_REQ buffer (sent on cid 0).
  * @info_done: INFO_RSP arrived (@info_err).
  * @info_err: its result.
  * @params: the server's accept.
  * @info: the server's INFO_RSP.
- * @max_sge: send SGEs of @qp.
+ * @max_sge: send SGEs every connection has.
  * @lock: @hb, @hb_rtt_us, @lat_ewma.
  * @hb: heartbeat state (trs/common/hb.c).
  * @hb_rtt_us: last heartbeat round trip.
@@ -213,8 +254,6 @@ struct ibtrs_clt_io {
  * @reco_attempt: reconnect attempts since the path was last up.
  * @conn_mutex: held while the path connects or is torn down, so that the
  *	device removal can wait for either.
- * @cm_dead: a failed connect unwinds: the CM handler ignores its events
- *	(set under the cm_id's handler lock, so none runs any more).
  * @failing: the error work was queued.
  * @inflight: IOs posted on the path and not ended.
  * @reqs: requests posted.
@@ -237,21 +276,11 @@ struct ibtrs_clt_path {
 	u8 uuid[TRS_UUID_LEN];
 	u16 recon_cnt;
 	enum ibtrs_clt_path_state state;
-	struct rdma_cm_id *cm_id;
+	int ncons;
+	struct ibtrs_clt_con *cons;
 	struct ib_device *dev;
 	struct ib_pd *pd;
-	struct ib_cq *cq;
-	struct ib_qp *qp;
-	bool mr_pool;
-	struct ibtrs_clt_iu *rx;
-	int rx_num;
-	void *rx_buf;
-	void *tx;
-	u64 tx_dma;
-	struct ib_cqe ctl_cqe;
-	struct ib_cqe reg_cqe;
-	struct completion cm_done;
-	int cm_err;
+	struct ibtrs_dma_buf txb;
 	struct completion info_done;
 	int info_err;
 	struct trs_conn_params params;
@@ -266,7 +295,6 @@ struct ibtrs_clt_path {
 	struct delayed_work reco_work;
 	u32 reco_attempt;
 	struct mutex conn_mutex;	/* connect and teardown */
-	bool cm_dead;
 	atomic_t failing;
 	atomic_t inflight;
 	atomic64_t reqs;
@@ -289,6 +317,7 @@ struct ibtrs_clt_path {
  * @sessname: its name.
  * @uuid: sess_uuid.
  * @port: server port.
+ * @nr_cons: connections per path (fixed at open).
  * @npaths: slots of @paths in use (removed paths leave NULL).
  * @paths: the paths; changed under ibtrs_clt_sess_mutex and @lock, an index
  *	stays a path's for its life (sess->mp[idx]).
@@ -301,7 +330,9 @@ struct ibtrs_clt_path {
  * @mr_pages: pages of a read registration (ib_map_mr_sg() maps pages, a
  *	segment may span several).
  * @max_io: largest IO: the chunk, or what @mr_pages can map.
- * @lock: permits, @ios' state, path states, @mp, @rr_cursor, posting.
+ * @lock: permits, @ios' state, path states, @mp, @rr_cursor, posting
+ *	(one lock for all connections: a post must not race a path's state
+ *	change and drain, see ibtrs_clt_path_down()).
  * @permits: permit bitmap (trs/common/permit.c) under @lock.
  * @permit_map: its words.
  * @ios: one request object per chunk.
@@ -330,6 +361,7 @@ struct ibtrs_clt_sess {
 	char sessname[TRS_SESSNAME_MAX];
 	u8 uuid[TRS_UUID_LEN];
 	u16 port;
+	int nr_cons;
 	int npaths;
 	struct ibtrs_clt_path *paths[IBTRS_CLT_MAX_PATHS];
 	bool sized;
@@ -413,10 +445,16 @@ static void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
 		sess->all_down_at = jiffies ? : 1;
 	spin_unlock_irqrestore(&sess->lock, flags);
 	if (connecting) {
+		int i;
+
 		/* do not let ibtrs_clt_path_connect() wait for its timeouts */
-		if (!completion_done(&path->cm_done)) {
-			path->cm_err = -ECONNRESET;
-			complete(&path->cm_done);
+		for (i = 0; i < path->ncons; i++) {
+			struct ibtrs_clt_con *con = &path->cons[i];
+
+			if (!completion_done(&con->cm_done)) {
+				con->cm_err = -ECONNRESET;
+				complete(&con->cm_done);
+			}
 		}
 		if (!completion_done(&path->info_done)) {
 			path->info_err = -ECONNRESET;
@@ -455,7 +493,7 @@ static void ibtrs_clt_io_unmap(struct ibtrs_clt_io *io)
 	ib_dma_unmap_single(path->dev, io->hdr_dma, io->hdr_len,
 			    DMA_TO_DEVICE);
 	if (io->mr) {
-		ib_mr_pool_put(path->qp, &path->qp->rdma_mrs, io->mr);
+		ib_mr_pool_put(io->con->qp, &io->con->qp->rdma_mrs, io->mr);
 		io->mr = NULL;
 	}
 }
@@ -518,10 +556,10 @@ static void ibtrs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void ibtrs_clt_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ibtrs_clt_path *path = cq->cq_context;
+	struct ibtrs_clt_con *con = cq->cq_context;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		ibtrs_clt_wr_error(path, wc, "control send");
+		ibtrs_clt_wr_error(con->path, wc, "control send");
 }
 
 /* ---------------------------------------------------------------- */
@@ -529,27 +567,22 @@ static void ibtrs_clt_ctl_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static int ibtrs_clt_post_recv(struct ibtrs_clt_iu *iu)
 {
-	struct ib_recv_wr wr = {};
-	struct ib_sge sge;
+	struct ibtrs_clt_con *con = iu->con;
 
-	sge.addr = iu->dma;
-	sge.length = TRS_MAX_RECV_MSG;
-	sge.lkey = iu->path->pd->local_dma_lkey;
-	wr.wr_cqe = &iu->cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	return ib_post_recv(iu->path->qp, &wr, NULL);
+	return ibtrs_post_recv_one(con->qp, con->path->pd, &iu->cqe, iu->b.dma,
+				   TRS_MAX_RECV_MSG);
 }
 
-static int ibtrs_clt_post_imm(struct ibtrs_clt_path *path, u32 imm)
+static int ibtrs_clt_post_imm(struct ibtrs_clt_con *con, u32 imm)
 {
+	struct ibtrs_clt_path *path = con->path;
 	struct ib_send_wr wr = {};
 
-	wr.wr_cqe = &path->ctl_cqe;
+	wr.wr_cqe = &con->ctl_cqe;
 	wr.opcode = IB_WR_SEND_WITH_IMM;
 	wr.send_flags = IB_SEND_SIGNALED;
 	wr.ex.imm_data = cpu_to_be32(imm);
-	if (ib_post_send(path->qp, &wr, NULL))
+	if (ib_post_send(con->qp, &wr, NULL))
 		return -EIO;
 	atomic64_inc(&path->msgs);
 	return 0;
@@ -577,10 +610,11 @@ static void ibtrs_clt_info_rsp(struct ibtrs_clt_path *path, const void *buf,
  * The answer of chunk @m->id. @is_msg: an IO_RSP message (@rsp_len its
  * length field), else an immediate.
  */
-static void ibtrs_clt_io_answer(struct ibtrs_clt_path *path,
+static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 				const struct trs_rx_msg *m, bool is_msg,
 				u32 rsp_len)
 {
+	struct ibtrs_clt_path *path = con->path;
 	struct ibtrs_clt_sess *sess = path->sess;
 	struct ibtrs_clt_io *io = &sess->ios[m->id];
 	const char *proto = NULL;
@@ -589,10 +623,10 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_path *path,
 	int status = m->status;
 
 	spin_lock_irqsave(&sess->lock, flags);
-	if (!io->inflight || io->path != path || io->answered) {
+	if (!io->inflight || io->con != con || io->answered) {
 		spin_unlock_irqrestore(&sess->lock, flags);
 		atomic64_inc(&path->proto_errors);
-		ibtrs_clt_path_fail(path, "protocol error: answer for a chunk without a request");
+		ibtrs_clt_path_fail(path, "protocol error: no request on the answer's connection");
 		return;
 	}
 	io->answered = true;
@@ -631,7 +665,7 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_path *path,
 		atomic_inc(&io->ref);
 		atomic64_inc(&path->reg_wrs);
 		atomic64_inc(&path->local_invs);
-		if (ib_post_send(path->qp, &wr, NULL)) {
+		if (ib_post_send(con->qp, &wr, NULL)) {
 			/* the path's teardown ends the MR's access */
 			atomic_dec(&io->ref);
 			io->status = -EIO;
@@ -651,7 +685,8 @@ static void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibtrs_clt_iu *iu = container_of(wc->wr_cqe, struct ibtrs_clt_iu,
 					       cqe);
-	struct ibtrs_clt_path *path = iu->path;
+	struct ibtrs_clt_con *con = iu->con;
+	struct ibtrs_clt_path *path = con->path;
 	struct ibtrs_clt_sess *sess = path->sess;
 	struct trs_io_rsp_info r = {};
 	u8 msg[TRS_MAX_RECV_MSG];
@@ -677,12 +712,12 @@ static void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	w.with_inv = wc->wc_flags & IB_WC_WITH_INVALIDATE;
 	w.inv_rkey = w.with_inv ? wc->ex.invalidate_rkey : 0;
 	w.byte_len = wc->byte_len;
-	ib_dma_sync_single_for_cpu(path->dev, iu->dma, TRS_MAX_RECV_MSG,
+	ib_dma_sync_single_for_cpu(path->dev, iu->b.dma, TRS_MAX_RECV_MSG,
 				   DMA_FROM_DEVICE);
-	err = trs_rx_decode_clt(&w, iu->buf, READ_ONCE(sess->queue_depth), &m,
+	err = trs_rx_decode_clt(&w, iu->b.buf, READ_ONCE(sess->queue_depth), &m,
 				&why);
 	if (!err && m.kind == TRS_RX_IO_RSP && !w.with_imm)
-		err = trs_io_rsp_decode(iu->buf, w.byte_len, sess->queue_depth,
+		err = trs_io_rsp_decode(iu->b.buf, w.byte_len, sess->queue_depth,
 					&r, &why);
 	if (err) {
 		atomic64_inc(&path->proto_errors);
@@ -692,8 +727,8 @@ static void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (m.kind == TRS_RX_MSG)
-		memcpy(msg, iu->buf, m.len);
-	ib_dma_sync_single_for_device(path->dev, iu->dma, TRS_MAX_RECV_MSG,
+		memcpy(msg, iu->b.buf, m.len);
+	ib_dma_sync_single_for_device(path->dev, iu->b.dma, TRS_MAX_RECV_MSG,
 				      DMA_FROM_DEVICE);
 	err = ibtrs_clt_post_recv(iu);
 	if (err) {
@@ -710,16 +745,19 @@ static void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	switch (m.kind) {
 	case TRS_RX_HB:
-		if (ibtrs_clt_post_imm(path, trs_to_imm(TRS_IMM_HB_ACK, m.id, 0)))
+		if (ibtrs_clt_post_imm(con, trs_to_imm(TRS_IMM_HB_ACK, m.id, 0)))
 			ibtrs_clt_path_fail(path, "cannot answer a heartbeat");
 		break;
 	case TRS_RX_HB_ACK:
 		break;
 	case TRS_RX_IO_RSP:
-		ibtrs_clt_io_answer(path, &m, !w.with_imm, r.len);
+		ibtrs_clt_io_answer(con, &m, !w.with_imm, r.len);
 		break;
-	case TRS_RX_MSG:	/* INFO_RSP, the only message */
-		ibtrs_clt_info_rsp(path, msg, m.len);
+	case TRS_RX_MSG:	/* INFO_RSP, the only message, on cid 0 */
+		if (con->cid)
+			ibtrs_clt_path_fail(path, "INFO_RSP not on connection 0");
+		else
+			ibtrs_clt_info_rsp(path, msg, m.len);
 		break;
 	default:
 		ibtrs_clt_path_fail(path, "unexpected receive");
@@ -745,7 +783,8 @@ static void ibtrs_clt_hb_work(struct work_struct *work)
 	if (trs_hb_timed_out(&path->hb, now)) {
 		why = "heartbeat timeout";
 	} else if (trs_hb_due(&path->hb, now, &seq)) {
-		if (ibtrs_clt_post_imm(path, trs_to_imm(TRS_IMM_HB, seq, 0)))
+		if (ibtrs_clt_post_imm(&path->cons[0],
+				       trs_to_imm(TRS_IMM_HB, seq, 0)))
 			why = "cannot post a heartbeat";
 		else
 			atomic64_inc(&path->hb_sent);
@@ -763,184 +802,163 @@ static void ibtrs_clt_hb_work(struct work_struct *work)
 
 static void ibtrs_clt_qp_event(struct ib_event *ev, void *ctx)
 {
-	struct ibtrs_clt_path *path = ctx;
+	struct ibtrs_clt_con *con = ctx;
+	struct ibtrs_clt_path *path = con->path;
 
 	if (ev->event == IB_EVENT_COMM_EST)
 		return;
-	ibtrs_clt_err(path, "QP event %s (%d)\n", ib_event_msg(ev->event),
-		      ev->event);
+	ibtrs_clt_err(path, "connection %d: QP event %s (%d)\n", con->cid,
+		      ib_event_msg(ev->event), ev->event);
 	ibtrs_clt_path_fail(path, "QP event");
 }
 
-static void ibtrs_clt_free_rx(struct ibtrs_clt_path *path)
+static void ibtrs_clt_free_rx(struct ibtrs_clt_con *con)
 {
 	int i;
 
-	for (i = 0; i < path->rx_num; i++)
-		ib_dma_unmap_single(path->dev, path->rx[i].dma,
-				    TRS_MAX_RECV_MSG, DMA_FROM_DEVICE);
-	kfree(path->rx);
-	kfree(path->rx_buf);
-	path->rx = NULL;
-	path->rx_buf = NULL;
-	path->rx_num = 0;
+	for (i = 0; i < con->rx_num; i++)
+		ibtrs_dma_buf_free(con->path->dev, &con->rx[i].b);
+	kfree(con->rx);
+	con->rx = NULL;
+	con->rx_num = 0;
 }
 
-static int ibtrs_clt_alloc_rx(struct ibtrs_clt_path *path, int n)
+static int ibtrs_clt_alloc_rx(struct ibtrs_clt_con *con, int n)
 {
-	int i;
+	int i, ret;
 
-	path->rx = kcalloc(n, sizeof(*path->rx), GFP_KERNEL);
-	path->rx_buf = kcalloc(n, TRS_MAX_RECV_MSG, GFP_KERNEL);
-	if (!path->rx || !path->rx_buf)
-		goto out_free;
+	con->rx = kcalloc(n, sizeof(*con->rx), GFP_KERNEL);
+	if (!con->rx)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		struct ibtrs_clt_iu *iu = &path->rx[i];
+		struct ibtrs_clt_iu *iu = &con->rx[i];
 
-		iu->path = path;
+		iu->con = con;
 		iu->cqe.done = ibtrs_clt_recv_done;
-		iu->buf = path->rx_buf + (size_t)i * TRS_MAX_RECV_MSG;
-		iu->dma = ib_dma_map_single(path->dev, iu->buf,
-					    TRS_MAX_RECV_MSG, DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(path->dev, iu->dma))
-			goto out_free;
-		path->rx_num = i + 1;
+		ret = ibtrs_dma_buf_alloc(con->path->dev, &iu->b,
+					  TRS_MAX_RECV_MSG, DMA_FROM_DEVICE);
+		if (ret)
+			goto out_free_rx;
+		con->rx_num = i + 1;
 	}
 	return 0;
 
-out_free:
-	ibtrs_clt_free_rx(path);
-	return -ENOMEM;
+out_free_rx:
+	ibtrs_clt_free_rx(con);
+	return ret;
 }
 
-/* Called from the CM handler once the address is resolved. */
-static int ibtrs_clt_create_ib(struct ibtrs_clt_path *path)
+/*
+ * Called from the CM handler once the address of @con is resolved. The
+ * first connection of the path allocates the PD and the INFO buffer; the
+ * others must be on the same device. On an error, what was made stays for
+ * the connect's unwinding (drain, then ibtrs_clt_destroy_ib()): receives
+ * may be posted already.
+ */
+static int ibtrs_clt_create_ib(struct ibtrs_clt_con *con)
 {
-	struct ib_device *dev = path->cm_id->device;
-	struct ib_qp_init_attr attr = {};
+	struct ibtrs_clt_path *path = con->path;
+	struct ib_device *dev = con->cm_id->device;
 	int sq, rq, i, ret;
 
-	WRITE_ONCE(path->dev, dev);
+	if (con->cid == 0) {
+		WRITE_ONCE(path->dev, dev);
+		path->pd = ib_alloc_pd(dev, 0);
+		if (IS_ERR(path->pd)) {
+			ret = PTR_ERR(path->pd);
+			path->pd = NULL;
+			return ret;
+		}
+		ret = ibtrs_dma_buf_alloc(dev, &path->txb, TRS_MAX_RECV_MSG,
+					  DMA_TO_DEVICE);
+		if (ret)
+			return ret;
+	} else if (dev != path->dev || !path->pd) {
+		ibtrs_clt_err(path, "connection %d resolved to another device\n",
+			      con->cid);
+		return -EXDEV;
+	}
 	/* MR + request + LOCAL_INV per chunk; heartbeats, acks, INFO_REQ */
 	sq = 3 * max_queue_depth + IBTRS_CLT_RX_EXTRA;
 	/* an answer per chunk, heartbeats and their acks */
 	rq = max_queue_depth + IBTRS_CLT_RX_EXTRA;
 
-	path->pd = ib_alloc_pd(dev, 0);
-	if (IS_ERR(path->pd)) {
-		ret = PTR_ERR(path->pd);
-		path->pd = NULL;
+	/* +2: drain WRs of both queues */
+	con->cq = ib_alloc_cq(dev, con, sq + rq + 2,
+			      con->cid % dev->num_comp_vectors,
+			      IB_POLL_SOFTIRQ);
+	if (IS_ERR(con->cq)) {
+		ret = PTR_ERR(con->cq);
+		con->cq = NULL;
 		return ret;
 	}
-	/* +2: drain WRs of both queues */
-	path->cq = ib_alloc_cq(dev, path, sq + rq + 2, 0, IB_POLL_SOFTIRQ);
-	if (IS_ERR(path->cq)) {
-		ret = PTR_ERR(path->cq);
-		path->cq = NULL;
-		goto out_free_pd;
-	}
-	attr.event_handler = ibtrs_clt_qp_event;
-	attr.qp_context = path;
-	attr.send_cq = path->cq;
-	attr.recv_cq = path->cq;
-	attr.qp_type = IB_QPT_RC;
-	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.cap.max_send_wr = sq + 1;		/* +1 for drain */
-	attr.cap.max_recv_wr = rq + 1;		/* +1 for drain */
-	attr.cap.max_send_sge = min_t(u32, dev->attrs.max_send_sge,
-				      IBTRS_CLT_MAX_SGE + 1);
-	attr.cap.max_recv_sge = 1;
-	ret = rdma_create_qp(path->cm_id, path->pd, &attr);
+	ret = ibtrs_rc_qp_create(con->cm_id, path->pd, con->cq, sq, rq,
+				 IBTRS_CLT_MAX_SGE + 1, ibtrs_clt_qp_event, con,
+				 &con->max_sge);
 	if (ret)
-		goto out_free_cq;
-	path->qp = path->cm_id->qp;
-	path->max_sge = attr.cap.max_send_sge;
-
-	path->tx = kzalloc(TRS_MAX_RECV_MSG, GFP_KERNEL);
-	if (!path->tx) {
-		ret = -ENOMEM;
-		goto out_destroy_qp;
-	}
-	path->tx_dma = ib_dma_map_single(dev, path->tx, TRS_MAX_RECV_MSG,
-					 DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(dev, path->tx_dma)) {
-		ret = -ENOMEM;
-		goto out_free_tx;
-	}
-	ret = ibtrs_clt_alloc_rx(path, rq);
+		return ret;
+	con->qp = con->cm_id->qp;
+	ret = ibtrs_clt_alloc_rx(con, rq);
 	if (ret)
-		goto out_unmap_tx;
-	for (i = 0; i < path->rx_num; i++) {
-		ret = ibtrs_clt_post_recv(&path->rx[i]);
+		return ret;
+	for (i = 0; i < con->rx_num; i++) {
+		ret = ibtrs_clt_post_recv(&con->rx[i]);
 		if (ret)
-			goto out_free_rx;
+			return ret;
 	}
 	return 0;
-
-out_free_rx:
-	ibtrs_clt_free_rx(path);
-out_unmap_tx:
-	ib_dma_unmap_single(dev, path->tx_dma, TRS_MAX_RECV_MSG,
-			    DMA_TO_DEVICE);
-out_free_tx:
-	kfree(path->tx);
-	path->tx = NULL;
-out_destroy_qp:
-	rdma_destroy_qp(path->cm_id);
-	path->qp = NULL;
-out_free_cq:
-	ib_free_cq(path->cq);
-	path->cq = NULL;
-out_free_pd:
-	ib_dealloc_pd(path->pd);
-	path->pd = NULL;
-	return ret;
 }
 
-/* Undo ibtrs_clt_create_ib() and the cm_id; the QP must be drained. */
+/* Undo ibtrs_clt_create_ib() of every connection and the cm_ids; drained. */
 static void ibtrs_clt_destroy_ib(struct ibtrs_clt_path *path)
 {
-	if (path->mr_pool) {
-		ib_mr_pool_destroy(path->qp, &path->qp->rdma_mrs);
-		path->mr_pool = false;
+	int i;
+
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (con->mr_pool) {
+			ib_mr_pool_destroy(con->qp, &con->qp->rdma_mrs);
+			con->mr_pool = false;
+		}
+		if (con->qp) {
+			rdma_destroy_qp(con->cm_id);
+			con->qp = NULL;
+		}
+		if (con->cq) {
+			ib_free_cq(con->cq);
+			con->cq = NULL;
+		}
+		if (con->rx)
+			ibtrs_clt_free_rx(con);
 	}
-	if (path->qp) {
-		rdma_destroy_qp(path->cm_id);
-		path->qp = NULL;
-	}
-	if (path->cq) {
-		ib_free_cq(path->cq);
-		path->cq = NULL;
-	}
-	if (path->rx)
-		ibtrs_clt_free_rx(path);
-	if (path->tx) {
-		ib_dma_unmap_single(path->dev, path->tx_dma, TRS_MAX_RECV_MSG,
-				    DMA_TO_DEVICE);
-		kfree(path->tx);
-		path->tx = NULL;
-	}
+	ibtrs_dma_buf_free(path->dev, &path->txb);
 	if (path->pd) {
 		ib_dealloc_pd(path->pd);
 		path->pd = NULL;
 	}
-	if (path->cm_id) {
-		rdma_destroy_id(path->cm_id);
-		path->cm_id = NULL;
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (con->cm_id) {
+			rdma_destroy_id(con->cm_id);
+			con->cm_id = NULL;
+		}
 	}
 	WRITE_ONCE(path->dev, NULL);
 }
 
-static int ibtrs_clt_route_resolved(struct ibtrs_clt_path *path)
+static int ibtrs_clt_route_resolved(struct ibtrs_clt_con *con)
 {
+	struct ibtrs_clt_path *path = con->path;
 	struct rdma_conn_param param = {};
 	struct trs_msg_conn_req req;
 	struct trs_conn_req_info ri = {};
 
 	ri.ver_major = TRS_PROTO_VER_MAJOR;
 	ri.ver_minor = TRS_PROTO_VER_MINOR;
-	ri.cid = 0;
-	ri.cid_num = 1;
+	ri.cid = con->cid;
+	ri.cid_num = path->ncons;
 	ri.recon_cnt = path->recon_cnt;
 	ri.flags = TRS_CONN_F_FIRST;
 	memcpy(ri.sess_uuid, path->sess->uuid, TRS_UUID_LEN);
@@ -950,65 +968,67 @@ static int ibtrs_clt_route_resolved(struct ibtrs_clt_path *path)
 	param.private_data_len = sizeof(req);
 	param.retry_count = 3;
 	param.rnr_retry_count = 7;
-	return rdma_connect_locked(path->cm_id, &param);
+	return rdma_connect_locked(con->cm_id, &param);
 }
 
-static void ibtrs_clt_cm_step_done(struct ibtrs_clt_path *path, int err)
+static void ibtrs_clt_cm_step_done(struct ibtrs_clt_con *con, int err)
 {
-	path->cm_err = err;
-	complete(&path->cm_done);
+	con->cm_err = err;
+	complete(&con->cm_done);
 }
 
 static int ibtrs_clt_cm_handler(struct rdma_cm_id *cm_id,
 				struct rdma_cm_event *ev)
 {
-	struct ibtrs_clt_path *path = cm_id->context;
+	struct ibtrs_clt_con *con = cm_id->context;
+	struct ibtrs_clt_path *path = con->path;
 	const char *why = "";
 	int err;
 
-	if (READ_ONCE(path->cm_dead))
+	if (READ_ONCE(con->cm_dead))
 		return 0;	/* the connect unwinds and destroys us */
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		err = ibtrs_clt_create_ib(path);
+		err = ibtrs_clt_create_ib(con);
 		if (!err)
 			err = rdma_resolve_route(cm_id, IBTRS_CLT_CM_TMO_MS);
 		if (err)
-			ibtrs_clt_cm_step_done(path, err);
+			ibtrs_clt_cm_step_done(con, err);
 		break;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		err = ibtrs_clt_route_resolved(path);
+		err = ibtrs_clt_route_resolved(con);
 		if (err)
-			ibtrs_clt_cm_step_done(path, err);
+			ibtrs_clt_cm_step_done(con, err);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		err = trs_conn_rsp_decode(ev->param.conn.private_data,
 					  ev->param.conn.private_data_len,
-					  &path->params, &why);
+					  &con->params, &why);
 		if (err)
 			ibtrs_clt_err(path, "bad accept: %s\n", why);
-		ibtrs_clt_cm_step_done(path, err);
+		ibtrs_clt_cm_step_done(con, err);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		err = trs_conn_rsp_decode(ev->param.conn.private_data,
 					  ev->param.conn.private_data_len,
-					  &path->params, &why);
-		ibtrs_clt_err(path, "rejected: %s (%s)\n",
+					  &con->params, &why);
+		ibtrs_clt_err(path, "connection %d rejected: %s (%s)\n", con->cid,
 			      err == -ECONNREFUSED ? why : "no IBTRS reject",
 			      rdma_reject_msg(cm_id, ev->status));
-		ibtrs_clt_cm_step_done(path, -ECONNREFUSED);
+		ibtrs_clt_cm_step_done(con, -ECONNREFUSED);
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
-		ibtrs_clt_err(path, "CM event %s (%d)\n",
+		ibtrs_clt_err(path, "connection %d: CM event %s (%d)\n", con->cid,
 			      rdma_event_msg(ev->event), ev->status);
-		ibtrs_clt_cm_step_done(path, -EHOSTUNREACH);
+		ibtrs_clt_cm_step_done(con, -EHOSTUNREACH);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
+		/* any connection's end fails the whole path */
 		ibtrs_clt_path_fail(path, rdma_event_msg(ev->event));
 		break;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
@@ -1107,24 +1127,87 @@ out_free:
 
 static int ibtrs_clt_send_info_req(struct ibtrs_clt_path *path)
 {
-	struct ib_send_wr wr = {};
-	struct ib_sge sge;
+	struct ibtrs_clt_con *con = &path->cons[0];
 
-	trs_info_req_encode(path->tx, path->sess->sessname);
-	ib_dma_sync_single_for_device(path->dev, path->tx_dma,
-				      sizeof(struct trs_msg_info_req),
-				      DMA_TO_DEVICE);
-	sge.addr = path->tx_dma;
-	sge.length = sizeof(struct trs_msg_info_req);
-	sge.lkey = path->pd->local_dma_lkey;
-	wr.wr_cqe = &path->ctl_cqe;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	if (ib_post_send(path->qp, &wr, NULL))
+	trs_info_req_encode(path->txb.buf, path->sess->sessname);
+	if (ibtrs_post_send_one(con->qp, path->pd, &con->ctl_cqe,
+				path->txb.dma, sizeof(struct trs_msg_info_req)))
 		return -EIO;
 	atomic64_inc(&path->msgs);
+	return 0;
+}
+
+/* Start the CM steps of @con: a cm_id, then the address resolution. */
+static int ibtrs_clt_con_start(struct ibtrs_clt_con *con)
+{
+	struct ibtrs_clt_path *path = con->path;
+	struct sockaddr *src = NULL;
+	int ret;
+
+	con->cm_id = rdma_create_id(&init_net, ibtrs_clt_cm_handler, con,
+				    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(con->cm_id)) {
+		ret = PTR_ERR(con->cm_id);
+		con->cm_id = NULL;
+		return ret;
+	}
+	ret = rdma_set_ack_timeout(con->cm_id, 14);
+	if (ret)
+		return ret;
+	if (path->addr.src.ss_family != AF_UNSPEC)
+		src = (struct sockaddr *)&path->addr.src;
+	return rdma_resolve_addr(con->cm_id, src,
+				 (struct sockaddr *)&path->addr.dst,
+				 IBTRS_CLT_CM_TMO_MS);
+}
+
+/*
+ * Connect connections @from..@to-1 of @path: start them all, then wait for
+ * each to be established (or to fail).
+ */
+static int ibtrs_clt_cons_connect(struct ibtrs_clt_path *path, int from,
+				  int to)
+{
+	int i, ret;
+
+	for (i = from; i < to; i++) {
+		ret = ibtrs_clt_con_start(&path->cons[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = from; i < to; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (!wait_for_completion_timeout(&con->cm_done,
+						 msecs_to_jiffies(3 * IBTRS_CLT_CM_TMO_MS)))
+			return -ETIMEDOUT;
+		if (con->cm_err)
+			return con->cm_err;
+	}
+	return 0;
+}
+
+/* Every accept of the path must agree; the path's is cid 0's. */
+static int ibtrs_clt_cons_check(struct ibtrs_clt_path *path)
+{
+	const struct trs_conn_params *p0 = &path->cons[0].params;
+	int i;
+
+	path->params = *p0;
+	path->max_sge = path->cons[0].max_sge;
+	for (i = 1; i < path->ncons; i++) {
+		const struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (con->params.queue_depth != p0->queue_depth ||
+		    con->params.chunk_size != p0->chunk_size ||
+		    con->params.max_usr_len != p0->max_usr_len ||
+		    con->params.hdr_area != p0->hdr_area) {
+			ibtrs_clt_err(path, "accept of connection %d differs from connection 0's\n",
+				      i);
+			return -EINVAL;
+		}
+		path->max_sge = min(path->max_sge, con->max_sge);
+	}
 	return 0;
 }
 
@@ -1132,54 +1215,46 @@ static int ibtrs_clt_send_info_req(struct ibtrs_clt_path *path)
 static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 {
 	struct ibtrs_clt_sess *sess = path->sess;
-	struct sockaddr *src = NULL;
 	unsigned long flags;
-	int ret;
+	int i, ret;
 
-	init_completion(&path->cm_done);
 	init_completion(&path->info_done);
 	atomic_set(&path->failing, 0);
-	path->cm_err = -ETIMEDOUT;
-	WRITE_ONCE(path->cm_dead, false);
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		init_completion(&con->cm_done);
+		con->cm_err = -ETIMEDOUT;
+		WRITE_ONCE(con->cm_dead, false);
+	}
 	spin_lock_irqsave(&sess->lock, flags);
 	path->state = IBTRS_CLT_PATH_CONNECTING;
 	spin_unlock_irqrestore(&sess->lock, flags);
 
-	path->cm_id = rdma_create_id(&init_net, ibtrs_clt_cm_handler, path,
-				     RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(path->cm_id)) {
-		ret = PTR_ERR(path->cm_id);
-		path->cm_id = NULL;
-		goto out_idle;
-	}
-	ret = rdma_set_ack_timeout(path->cm_id, 14);
-	if (ret)
-		goto out_destroy;
-	if (path->addr.src.ss_family != AF_UNSPEC)
-		src = (struct sockaddr *)&path->addr.src;
-	ret = rdma_resolve_addr(path->cm_id, src,
-				(struct sockaddr *)&path->addr.dst,
-				IBTRS_CLT_CM_TMO_MS);
-	if (ret)
-		goto out_destroy;
-	if (!wait_for_completion_timeout(&path->cm_done,
-					 msecs_to_jiffies(3 * IBTRS_CLT_CM_TMO_MS)))
-		ret = -ETIMEDOUT;
-	else
-		ret = path->cm_err;
+	/* cid 0 makes the PD on the device; the others then join it */
+	ret = ibtrs_clt_cons_connect(path, 0, 1);
+	if (!ret)
+		ret = ibtrs_clt_cons_connect(path, 1, path->ncons);
+	if (!ret)
+		ret = ibtrs_clt_cons_check(path);
 	if (ret)
 		goto out_disconnect;
 
 	ret = ibtrs_clt_sess_size(path);
 	if (ret)
 		goto out_disconnect;
-	ret = ib_mr_pool_init(path->qp, &path->qp->rdma_mrs,
-			      sess->queue_depth, IB_MR_TYPE_MEM_REG,
-			      sess->mr_pages, 0);
-	if (ret)
-		goto out_disconnect;
-	path->mr_pool = true;
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
 
+		ret = ib_mr_pool_init(con->qp, &con->qp->rdma_mrs,
+				      sess->queue_depth, IB_MR_TYPE_MEM_REG,
+				      sess->mr_pages, 0);
+		if (ret)
+			goto out_disconnect;
+		con->mr_pool = true;
+	}
+
+	/* every connection is established: INFO_REQ on cid 0 */
 	ret = ibtrs_clt_send_info_req(path);
 	if (ret)
 		goto out_disconnect;
@@ -1211,8 +1286,9 @@ static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 		goto out_disconnect;
 	queue_delayed_work(ibtrs_clt_wq, &path->hb_work, 0);
 	ibtrs_clt_pending_run(sess, false);
-	ibtrs_clt_info(path, "connected (queue depth %u, chunk %u, %d segments)\n",
-		       sess->queue_depth, sess->chunk_size, sess->max_segs);
+	ibtrs_clt_info(path, "connected (%d connections, queue depth %u, chunk %u, %d segments)\n",
+		       path->ncons, sess->queue_depth, sess->chunk_size,
+		       sess->max_segs);
 	return 0;
 
 out_disconnect:
@@ -1220,15 +1296,19 @@ out_disconnect:
 	 * A path failure ends the waits above while a CM step may still run
 	 * (creating the QP, connecting): wait for it, and ignore later ones.
 	 */
-	rdma_lock_handler(path->cm_id);
-	WRITE_ONCE(path->cm_dead, true);
-	rdma_unlock_handler(path->cm_id);
-	rdma_disconnect(path->cm_id);
-	if (path->qp)
-		ib_drain_qp(path->qp);
-out_destroy:
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (!con->cm_id)
+			continue;
+		rdma_lock_handler(con->cm_id);
+		WRITE_ONCE(con->cm_dead, true);
+		rdma_unlock_handler(con->cm_id);
+		rdma_disconnect(con->cm_id);
+		if (con->qp)
+			ib_drain_qp(con->qp);
+	}
 	ibtrs_clt_destroy_ib(path);
-out_idle:
 	spin_lock_irqsave(&sess->lock, flags);
 	path->state = IBTRS_CLT_PATH_IDLE;
 	spin_unlock_irqrestore(&sess->lock, flags);
@@ -1247,7 +1327,14 @@ static int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 }
 
 static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
-			     struct ibtrs_clt_path *path, size_t usrlen);
+			     struct ibtrs_clt_con *con, size_t usrlen);
+
+/* The connection of @path that carries an IO of hint @hint. */
+static struct ibtrs_clt_con *ibtrs_clt_con_of(struct ibtrs_clt_path *path,
+					      unsigned int hint)
+{
+	return &path->cons[hint % path->ncons];
+}
 
 /* Post @io on a usable path. Under sess->lock. */
 static int ibtrs_clt_io_repost(struct ibtrs_clt_io *io)
@@ -1264,11 +1351,13 @@ static int ibtrs_clt_io_repost(struct ibtrs_clt_io *io)
 		return idx;
 	path = sess->paths[idx];
 	io->path = path;
+	io->con = ibtrs_clt_con_of(path, io->hint);
 	io->answered = false;
 	io->status = 0;
-	ret = ibtrs_clt_io_post(io, path, io->usrlen);
+	ret = ibtrs_clt_io_post(io, io->con, io->usrlen);
 	if (ret) {
 		io->path = NULL;
+		io->con = NULL;
 		return ret;
 	}
 	sess->mp[idx].inflight++;
@@ -1388,11 +1477,18 @@ static void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
 	sess->mp[path->idx].usable = false;
 	spin_unlock_irqrestore(&sess->lock, flags);
 	cancel_delayed_work_sync(&path->hb_work);
-	if (!path->cm_id)
+	if (!path->dev)
 		goto out_idle;
-	rdma_disconnect(path->cm_id);
-	ib_drain_qp(path->qp);
-	/* all completions of the QP are in: no answer comes any more */
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (!con->cm_id)
+			continue;
+		rdma_disconnect(con->cm_id);
+		if (con->qp)
+			ib_drain_qp(con->qp);
+	}
+	/* all completions of every QP are in: no answer comes any more */
 	for (i = 0; i < sess->queue_depth; i++) {
 		bool orphan;
 
@@ -1489,10 +1585,11 @@ void ibtrs_clt_put_permit(struct ibtrs_clt_sess *sess, int permit)
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_put_permit);
 
-/* Map and post @io on @path. Under sess->lock. */
+/* Map and post @io on @con. Under sess->lock. */
 static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
-			     struct ibtrs_clt_path *path, size_t usrlen)
+			     struct ibtrs_clt_con *con, size_t usrlen)
 {
+	struct ibtrs_clt_path *path = con->path;
 	struct ibtrs_clt_sess *sess = io->sess;
 	struct ib_device *dev = path->dev;
 	struct trs_io_req_info ri = {};
@@ -1516,7 +1613,7 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	ri.usr_len = usrlen;
 	ri.seq = ++sess->seq;
 	if (io->dir == IBTRS_CLT_READ && io->nents) {
-		io->mr = ib_mr_pool_get(path->qp, &path->qp->rdma_mrs);
+		io->mr = ib_mr_pool_get(con->qp, &con->qp->rdma_mrs);
 		if (!io->mr) {
 			ret = -EAGAIN;
 			goto out_unmap_sg;
@@ -1528,7 +1625,7 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 			goto out_put_mr;
 		}
 		reg_wr.wr.opcode = IB_WR_REG_MR;
-		reg_wr.wr.wr_cqe = &path->reg_cqe;
+		reg_wr.wr.wr_cqe = &con->reg_cqe;
 		reg_wr.wr.next = &wr.wr;
 		reg_wr.mr = io->mr;
 		reg_wr.key = io->mr->rkey;
@@ -1576,9 +1673,10 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 
 	atomic_set(&io->ref, 2);	/* send completion + answer */
 	io->start_us = ibtrs_clt_now_us();
-	ret = ib_post_send(path->qp, first, NULL);
+	ret = ib_post_send(con->qp, first, NULL);
 	if (ret)
 		goto out_unmap_hdr;
+	atomic64_inc(&con->reqs);
 	atomic64_inc(&path->reqs);
 	atomic64_inc(&path->msgs);
 	if (io->mr)
@@ -1589,7 +1687,7 @@ out_unmap_hdr:
 	ib_dma_unmap_single(dev, io->hdr_dma, io->hdr_len, DMA_TO_DEVICE);
 out_put_mr:
 	if (io->mr) {
-		ib_mr_pool_put(path->qp, &path->qp->rdma_mrs, io->mr);
+		ib_mr_pool_put(con->qp, &con->qp->rdma_mrs, io->mr);
 		io->mr = NULL;
 	}
 out_unmap_sg:
@@ -1602,7 +1700,8 @@ out_unmap_sg:
 }
 
 int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
-		      int permit, const void *usr, size_t usrlen,
+		      int permit, unsigned int hint, const void *usr,
+		      size_t usrlen,
 		      struct scatterlist *sg, unsigned int sg_cnt,
 		      u32 datalen, ibtrs_clt_conf_fn conf, void *priv)
 {
@@ -1623,6 +1722,7 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 	io->usrlen = usrlen;
 	io->conf = conf;
 	io->priv = priv;
+	io->hint = hint;
 	io->status = 0;
 	io->answered = false;
 	io->mr = NULL;
@@ -1646,7 +1746,8 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 	}
 	path = sess->paths[idx];
 	io->path = path;
-	ret = ibtrs_clt_io_post(io, path, usrlen);
+	io->con = ibtrs_clt_con_of(path, hint);
+	ret = ibtrs_clt_io_post(io, io->con, usrlen);
 	if (ret)
 		goto out_unlock;
 	atomic_inc(&sess->inflight);
@@ -1667,10 +1768,10 @@ EXPORT_SYMBOL_GPL(ibtrs_clt_request);
 
 static void ibtrs_clt_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct ibtrs_clt_path *path = cq->cq_context;
+	struct ibtrs_clt_con *con = cq->cq_context;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		ibtrs_clt_wr_error(path, wc, "REG_MR");
+		ibtrs_clt_wr_error(con->path, wc, "REG_MR");
 }
 
 static struct kobject *ibtrs_clt_kobj;
@@ -1695,11 +1796,26 @@ static struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
 						   const struct ibtrs_clt_addr *addr)
 {
 	struct ibtrs_clt_path *path;
-	int ret;
+	int i, ret;
 
 	path = kzalloc(sizeof(*path), GFP_KERNEL);
 	if (!path)
 		return ERR_PTR(-ENOMEM);
+	path->cons = kcalloc(sess->nr_cons, sizeof(*path->cons), GFP_KERNEL);
+	if (!path->cons) {
+		kfree(path);
+		return ERR_PTR(-ENOMEM);
+	}
+	path->ncons = sess->nr_cons;
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		con->path = path;
+		con->cid = i;
+		con->ctl_cqe.done = ibtrs_clt_ctl_done;
+		con->reg_cqe.done = ibtrs_clt_reg_done;
+		init_completion(&con->cm_done);
+	}
 	kobject_init(&path->kobj, &ibtrs_clt_path_ktype);
 	path->sess = sess;
 	path->idx = idx;
@@ -1713,8 +1829,6 @@ static struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
 	generate_random_uuid(path->uuid);
 	spin_lock_init(&path->lock);
 	mutex_init(&path->conn_mutex);
-	path->ctl_cqe.done = ibtrs_clt_ctl_done;
-	path->reg_cqe.done = ibtrs_clt_reg_done;
 	INIT_DELAYED_WORK(&path->hb_work, ibtrs_clt_hb_work);
 	INIT_WORK(&path->err_work, ibtrs_clt_err_work);
 	INIT_DELAYED_WORK(&path->reco_work, ibtrs_clt_reco_work);
@@ -1811,6 +1925,8 @@ struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 	strscpy(sess->sessname, sessname, sizeof(sess->sessname));
 	generate_random_uuid(sess->uuid);
 	sess->port = port;
+	sess->nr_cons = min_t(uint, cons_per_path ? : num_online_cpus(),
+			      TRS_MAX_CONS_PER_PATH);
 	sess->mp_policy = mp_policy;
 	spin_lock_init(&sess->lock);
 	mutex_init(&sess->ctl_mutex);
@@ -1913,6 +2029,12 @@ void ibtrs_clt_close(struct ibtrs_clt_sess *sess)
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_close);
 
+int ibtrs_clt_nr_cons(const struct ibtrs_clt_sess *sess)
+{
+	return sess->nr_cons;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_nr_cons);
+
 u32 ibtrs_clt_queue_depth(const struct ibtrs_clt_sess *sess)
 {
 	return sess->queue_depth;
@@ -1968,7 +2090,7 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 		if (!p)
 			continue;
 		n += scnprintf(buf + n, size - n,
-			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%d msgs=%lld\n",
+			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%d msgs=%lld cons=%d\n",
 			       &p->addr.dst,
 			       ibtrs_clt_state_names[READ_ONCE(p->state)],
 			       atomic64_read(&p->reqs), atomic64_read(&p->rsps),
@@ -1979,7 +2101,7 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 			       atomic64_read(&p->failovers),
 			       atomic64_read(&p->reconnects),
 			       atomic_read(&p->inflight),
-			       atomic64_read(&p->msgs));
+			       atomic64_read(&p->msgs), p->ncons);
 	}
 	mutex_unlock(&ibtrs_clt_sess_mutex);
 	return n;
@@ -2322,6 +2444,19 @@ static ssize_t path_lat_us_show(struct kobject *kobj,
 			  trs_mp_lat_us(READ_ONCE(to_clt_path(kobj)->lat_ewma)));
 }
 
+/* One line per connection: "<cid> <requests posted on it>". */
+static ssize_t path_con_reqs_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct ibtrs_clt_path *path = to_clt_path(kobj);
+	int i, n = 0;
+
+	for (i = 0; i < path->ncons; i++)
+		n += sysfs_emit_at(buf, n, "%d %lld\n", i,
+				   (long long)atomic64_read(&path->cons[i].reqs));
+	return n;
+}
+
 static ssize_t path_hb_rtt_us_show(struct kobject *kobj,
 				   struct kobj_attribute *attr, char *buf)
 {
@@ -2408,6 +2543,8 @@ static struct kobj_attribute path_inflight_attr =
 	__ATTR(inflight, 0444, path_inflight_show, NULL);
 static struct kobj_attribute path_lat_us_attr =
 	__ATTR(lat_us, 0444, path_lat_us_show, NULL);
+static struct kobj_attribute path_con_reqs_attr =
+	__ATTR(con_reqs, 0444, path_con_reqs_show, NULL);
 static struct kobj_attribute path_hb_rtt_us_attr =
 	__ATTR(hb_rtt_us, 0444, path_hb_rtt_us_show, NULL);
 static struct kobj_attribute path_reconnect_attr = __ATTR_WO(reconnect);
@@ -2427,6 +2564,7 @@ static struct attribute *ibtrs_clt_path_attrs[] = {
 	&path_reconnects_attr.attr.attr,
 	&path_inflight_attr.attr,
 	&path_lat_us_attr.attr,
+	&path_con_reqs_attr.attr,
 	&path_reconnect_attr.attr,
 	&path_remove_path_attr.attr,
 	NULL,
@@ -2435,7 +2573,10 @@ ATTRIBUTE_GROUPS(ibtrs_clt_path);
 
 static void ibtrs_clt_path_release(struct kobject *kobj)
 {
-	kfree(to_clt_path(kobj));
+	struct ibtrs_clt_path *path = to_clt_path(kobj);
+
+	kfree(path->cons);
+	kfree(path);
 }
 
 static const struct kobj_type ibtrs_clt_path_ktype = {

@@ -51,16 +51,21 @@ int ibtrs_clt_get_permit(struct ibtrs_clt_sess *sess);
 void ibtrs_clt_put_permit(struct ibtrs_clt_sess *sess, int permit);
 
 /*
- * ibtrs_clt_request() - send one request on chunk @permit. @usr (@usrlen
- * bytes) is copied. @sg (@sg_cnt entries, @datalen bytes; may be 0) must
- * stay valid until @conf ran. Any context. 0 or -errno (then @conf will
- * not run).
+ * ibtrs_clt_request() - send one request on chunk @permit. It goes on
+ * connection @hint % ibtrs_clt_nr_cons() of the path the policy picks (a
+ * failover keeps the index on the next path); the caller passes its
+ * hardware queue. @usr (@usrlen bytes) is copied. @sg (@sg_cnt entries,
+ * @datalen bytes; may be 0) must stay valid until @conf ran. Any context.
+ * 0 or -errno (then @conf will not run).
  */
 int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
-		      int permit, const void *usr, size_t usrlen,
+		      int permit, unsigned int hint, const void *usr,
+		      size_t usrlen,
 		      struct scatterlist *sg, unsigned int sg_cnt,
 		      u32 datalen, ibtrs_clt_conf_fn conf, void *priv);
 
+/* Connections per path (cons_per_path, 0: online CPUs); fixed at open. */
+int ibtrs_clt_nr_cons(const struct ibtrs_clt_sess *sess);
 u32 ibtrs_clt_queue_depth(const struct ibtrs_clt_sess *sess);
 u32 ibtrs_clt_max_io_size(const struct ibtrs_clt_sess *sess);
 u32 ibtrs_clt_max_segments(const struct ibtrs_clt_sess *sess);
