@@ -172,7 +172,7 @@ _restore() {
 _shape() {
 	local dev i=$1 rate=$2
 	dev=$(_netdev "$i")
-	tc qdisc del dev "$dev" root 2>/dev/null
+	tc qdisc del dev "$dev" root 2>/dev/null || true	# none yet
 	[ "$rate" = off ] && return 0
 	tc qdisc add dev "$dev" root tbf rate "$rate" burst 64kb latency 100ms
 }

@@ -18,6 +18,8 @@ probe=experiments/testbed/probes/path-perf.sh
 # shaped on both sides (paths.sh shape), in OUT/two-hosts-shaped.
 modes="one-guest two-hosts"
 [ -n "${PP_SHAPE:-}" ] && modes+=" two-hosts-shaped"
+# PP_MODES: run only these (e.g. to add the shaped run to an OUT folder)
+modes=${PP_MODES:-$modes}
 for m in $modes; do
 	b=$top/build/testbed/path-perf-$m
 	rm -rf "$b"
