@@ -48,7 +48,7 @@ def main():
     shaped = {p: v for (p, k), v in (shp or {}).items() if k == "shaped_to_mbit"}
     extra = ""
     if shp:
-        extra = " | two guests, %s |" % ", ".join(
+        extra = " two guests, %s |" % ", ".join(
             "path %d shaped to %g Mbit/s both ways" % (p, v) for p, v in sorted(shaped.items()))
         print("The last column is a third run: two guests with `paths.sh shape` (a tbf qdisc "
               "on each side's NIC of the path).\n")
