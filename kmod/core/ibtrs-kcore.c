@@ -61,6 +61,19 @@ int ibtrs_rc_qp_create(struct rdma_cm_id *id, struct ib_pd *pd,
 	return 0;
 }
 
+void ibtrs_qp_cq_destroy(struct rdma_cm_id *id, struct ib_qp **qp,
+			 struct ib_cq **cq)
+{
+	if (*qp) {
+		rdma_destroy_qp(id);
+		*qp = NULL;
+	}
+	if (*cq) {
+		ib_free_cq(*cq);
+		*cq = NULL;
+	}
+}
+
 int ibtrs_post_recv_one(struct ib_qp *qp, struct ib_pd *pd,
 			struct ib_cqe *cqe, u64 dma, u32 len)
 {

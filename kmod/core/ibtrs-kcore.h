@@ -45,6 +45,13 @@ int ibtrs_rc_qp_create(struct rdma_cm_id *id, struct ib_pd *pd,
 		       void (*event_handler)(struct ib_event *, void *),
 		       void *context, u32 *granted_sge);
 
+/*
+ * Undo ibtrs_rc_qp_create() and the CQ it was given: the QP first (the CQ
+ * must outlive it); NULLs both, so it can run on a half-built connection.
+ */
+void ibtrs_qp_cq_destroy(struct rdma_cm_id *id, struct ib_qp **qp,
+			 struct ib_cq **cq);
+
 /* One receive of @len bytes at @dma (local DMA lkey of @pd). */
 int ibtrs_post_recv_one(struct ib_qp *qp, struct ib_pd *pd,
 			struct ib_cqe *cqe, u64 dma, u32 len);

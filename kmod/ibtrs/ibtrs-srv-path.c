@@ -79,14 +79,7 @@ static void ibtrs_srv_con_destroy(struct ibtrs_srv_con *con)
 {
 	struct ib_device *dev = con->path->dev;
 
-	if (con->qp) {
-		rdma_destroy_qp(con->cm_id);
-		con->qp = NULL;
-	}
-	if (con->cq) {
-		ib_free_cq(con->cq);
-		con->cq = NULL;
-	}
+	ibtrs_qp_cq_destroy(con->cm_id, &con->qp, &con->cq);
 	ibtrs_dma_buf_free(dev, &con->rxb);
 	ibtrs_dma_buf_free(dev, &con->txb);
 	kfree(con->rx);

@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ibtrs-clt-conn.c - the client's connections and paths: RDMA CM steps,
+ * per-connection CQ, QP, receive ring and MR pool (kmod/core helpers), the
+ * INFO exchange, a failed path's teardown and failover, reconnect.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "ibtrs-clt-pri.h"
+
+/* ---------------------------------------------------------------- */
+/* Connection set-up and teardown                                    */
+
+static void ibtrs_clt_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ibtrs_clt_con *con = ctx;
+	struct ibtrs_clt_path *path = con->path;
+
+	if (ev->event == IB_EVENT_COMM_EST)
+		return;
+	ibtrs_clt_err(path, "connection %d: QP event %s (%d)\n", con->cid,
+		      ib_event_msg(ev->event), ev->event);
+	ibtrs_clt_path_fail(path, "QP event");
+}
+
+static void ibtrs_clt_free_rx(struct ibtrs_clt_con *con)
+{
+	int i;
+
+	for (i = 0; i < con->rx_num; i++)
+		ibtrs_dma_buf_free(con->path->dev, &con->rx[i].b);
+	kfree(con->rx);
+	con->rx = NULL;
+	con->rx_num = 0;
+}
+
+static int ibtrs_clt_alloc_rx(struct ibtrs_clt_con *con, int n)
+{
+	int i, ret;
+
+	con->rx = kcalloc(n, sizeof(*con->rx), GFP_KERNEL);
+	if (!con->rx)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct ibtrs_clt_iu *iu = &con->rx[i];
+
+		iu->con = con;
+		iu->cqe.done = ibtrs_clt_recv_done;
+		ret = ibtrs_dma_buf_alloc(con->path->dev, &iu->b,
+					  TRS_MAX_RECV_MSG, DMA_FROM_DEVICE);
+		if (ret)
+			goto out_free_rx;
+		con->rx_num = i + 1;
+	}
+	return 0;
+
+out_free_rx:
+	ibtrs_clt_free_rx(con);
+	return ret;
+}
+
+/*
+ * Called from the CM handler once the address of @con is resolved. The
+ * first connection of the path allocates the PD and the INFO buffer; the
+ * others must be on the same device. On an error, what was made stays for
+ * the connect's unwinding (drain, then ibtrs_clt_destroy_ib()): receives
+ * may be posted already.
+ */
+static int ibtrs_clt_create_ib(struct ibtrs_clt_con *con)
+{
+	struct ibtrs_clt_path *path = con->path;
+	struct ib_device *dev = con->cm_id->device;
+	int sq, rq, i, ret;
+
+	if (con->cid == 0) {
+		WRITE_ONCE(path->dev, dev);
+		path->pd = ib_alloc_pd(dev, 0);
+		if (IS_ERR(path->pd)) {
+			ret = PTR_ERR(path->pd);
+			path->pd = NULL;
+			return ret;
+		}
+		ret = ibtrs_dma_buf_alloc(dev, &path->txb, TRS_MAX_RECV_MSG,
+					  DMA_TO_DEVICE);
+		if (ret)
+			return ret;
+	} else if (dev != path->dev || !path->pd) {
+		ibtrs_clt_err(path, "connection %d resolved to another device\n",
+			      con->cid);
+		return -EXDEV;
+	}
+	/* MR + request + LOCAL_INV per chunk; heartbeats, acks, INFO_REQ */
+	sq = 3 * ibtrs_clt_max_queue_depth + IBTRS_CLT_RX_EXTRA;
+	/* an answer per chunk, heartbeats and their acks */
+	rq = ibtrs_clt_max_queue_depth + IBTRS_CLT_RX_EXTRA;
+
+	/* +2: drain WRs of both queues */
+	con->cq = ib_alloc_cq(dev, con, sq + rq + 2,
+			      con->cid % dev->num_comp_vectors,
+			      IB_POLL_SOFTIRQ);
+	if (IS_ERR(con->cq)) {
+		ret = PTR_ERR(con->cq);
+		con->cq = NULL;
+		return ret;
+	}
+	ret = ibtrs_rc_qp_create(con->cm_id, path->pd, con->cq, sq, rq,
+				 IBTRS_CLT_MAX_SGE + 1, ibtrs_clt_qp_event, con,
+				 &con->max_sge);
+	if (ret)
+		return ret;
+	con->qp = con->cm_id->qp;
+	ret = ibtrs_clt_alloc_rx(con, rq);
+	if (ret)
+		return ret;
+	for (i = 0; i < con->rx_num; i++) {
+		ret = ibtrs_clt_post_recv(&con->rx[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Undo ibtrs_clt_create_ib() of every connection and the cm_ids; drained. */
+static void ibtrs_clt_destroy_ib(struct ibtrs_clt_path *path)
+{
+	int i;
+
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (con->mr_pool) {
+			ib_mr_pool_destroy(con->qp, &con->qp->rdma_mrs);
+			con->mr_pool = false;
+		}
+		ibtrs_qp_cq_destroy(con->cm_id, &con->qp, &con->cq);
+		if (con->rx)
+			ibtrs_clt_free_rx(con);
+	}
+	ibtrs_dma_buf_free(path->dev, &path->txb);
+	if (path->pd) {
+		ib_dealloc_pd(path->pd);
+		path->pd = NULL;
+	}
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (con->cm_id) {
+			rdma_destroy_id(con->cm_id);
+			con->cm_id = NULL;
+		}
+	}
+	WRITE_ONCE(path->dev, NULL);
+}
+
+static int ibtrs_clt_route_resolved(struct ibtrs_clt_con *con)
+{
+	struct ibtrs_clt_path *path = con->path;
+	struct rdma_conn_param param = {};
+	struct trs_msg_conn_req req;
+	struct trs_conn_req_info ri = {};
+
+	ri.ver_major = TRS_PROTO_VER_MAJOR;
+	ri.ver_minor = TRS_PROTO_VER_MINOR;
+	ri.cid = con->cid;
+	ri.cid_num = path->ncons;
+	ri.recon_cnt = path->recon_cnt;
+	ri.flags = TRS_CONN_F_FIRST;
+	memcpy(ri.sess_uuid, path->sess->uuid, TRS_UUID_LEN);
+	memcpy(ri.path_uuid, path->uuid, TRS_UUID_LEN);
+	trs_conn_req_encode(&req, &ri);
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.retry_count = 3;
+	param.rnr_retry_count = 7;
+	return rdma_connect_locked(con->cm_id, &param);
+}
+
+static void ibtrs_clt_cm_step_done(struct ibtrs_clt_con *con, int err)
+{
+	con->cm_err = err;
+	complete(&con->cm_done);
+}
+
+static int ibtrs_clt_cm_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *ev)
+{
+	struct ibtrs_clt_con *con = cm_id->context;
+	struct ibtrs_clt_path *path = con->path;
+	const char *why = "";
+	int err;
+
+	if (READ_ONCE(con->cm_dead))
+		return 0;	/* the connect unwinds and destroys us */
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = ibtrs_clt_create_ib(con);
+		if (!err)
+			err = rdma_resolve_route(cm_id, IBTRS_CLT_CM_TMO_MS);
+		if (err)
+			ibtrs_clt_cm_step_done(con, err);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = ibtrs_clt_route_resolved(con);
+		if (err)
+			ibtrs_clt_cm_step_done(con, err);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		err = trs_conn_rsp_decode(ev->param.conn.private_data,
+					  ev->param.conn.private_data_len,
+					  &con->params, &why);
+		if (err)
+			ibtrs_clt_err(path, "bad accept: %s\n", why);
+		ibtrs_clt_cm_step_done(con, err);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		err = trs_conn_rsp_decode(ev->param.conn.private_data,
+					  ev->param.conn.private_data_len,
+					  &con->params, &why);
+		ibtrs_clt_err(path, "connection %d rejected: %s (%s)\n", con->cid,
+			      err == -ECONNREFUSED ? why : "no IBTRS reject",
+			      rdma_reject_msg(cm_id, ev->status));
+		ibtrs_clt_cm_step_done(con, -ECONNREFUSED);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		ibtrs_clt_err(path, "connection %d: CM event %s (%d)\n", con->cid,
+			      rdma_event_msg(ev->event), ev->status);
+		ibtrs_clt_cm_step_done(con, -EHOSTUNREACH);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		/* any connection's end fails the whole path */
+		ibtrs_clt_path_fail(path, rdma_event_msg(ev->event));
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		break;
+	default:
+		ibtrs_clt_err(path, "unexpected CM event %s (%d)\n",
+			      rdma_event_msg(ev->event), ev->status);
+		ibtrs_clt_path_fail(path, "unexpected CM event");
+		break;
+	}
+	return 0;
+}
+
+/* The accept of the first path sizes the session; later ones must agree. */
+static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	const struct trs_conn_params *p = &path->params;
+	u32 pages, hdr_len, i;
+	int ret;
+
+	if (p->queue_depth > ibtrs_clt_max_queue_depth) {
+		ibtrs_clt_err(path, "server queue depth %u > ibtrs_clt_max_queue_depth %u\n",
+			      p->queue_depth, ibtrs_clt_max_queue_depth);
+		return -EINVAL;
+	}
+	if (p->max_usr_len < 1) {
+		ibtrs_clt_err(path, "server max_usr_len 0\n");
+		return -EINVAL;
+	}
+	pages = min_t(u32, p->chunk_size / PAGE_SIZE + 1,
+		      path->dev->attrs.max_fast_reg_page_list_len);
+	if (pages < 2 || path->max_sge < 2) {
+		ibtrs_clt_err(path, "device lacks fast registration or SGEs\n");
+		return -EOPNOTSUPP;
+	}
+	if (sess->sized) {
+		if (p->queue_depth != sess->queue_depth ||
+		    p->chunk_size != sess->chunk_size ||
+		    p->max_usr_len != sess->max_usr_len) {
+			ibtrs_clt_err(path, "accept differs from the session's (queue depth %u, chunk %u)\n",
+				      sess->queue_depth, sess->chunk_size);
+			return -EINVAL;
+		}
+		if (path->max_sge - 1 < sess->max_segs || pages < sess->mr_pages) {
+			ibtrs_clt_err(path, "device takes fewer segments than the session's %u\n",
+				      sess->max_segs);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	hdr_len = sizeof(struct trs_msg_io_req) + p->max_usr_len;
+	sess->hdrs = kcalloc(p->queue_depth, hdr_len, GFP_KERNEL);
+	sess->ios = kcalloc(p->queue_depth, sizeof(*sess->ios), GFP_KERNEL);
+	sess->permit_map = kcalloc(TRS_BITMAP_WORDS(p->queue_depth),
+				   sizeof(u64), GFP_KERNEL);
+	if (!sess->hdrs || !sess->ios || !sess->permit_map) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = trs_permit_pool_init(&sess->permits, sess->permit_map,
+				   TRS_BITMAP_WORDS(p->queue_depth),
+				   p->queue_depth);
+	if (ret)
+		goto out_free;
+	for (i = 0; i < p->queue_depth; i++) {
+		struct ibtrs_clt_io *io = &sess->ios[i];
+
+		io->sess = sess;
+		io->id = i;
+		INIT_LIST_HEAD(&io->pending);
+		io->hdr = sess->hdrs + (size_t)i * hdr_len;
+		io->send_cqe.done = ibtrs_clt_send_done;
+		io->inv_cqe.done = ibtrs_clt_inv_done;
+	}
+	sess->chunk_size = p->chunk_size;
+	sess->max_usr_len = p->max_usr_len;
+	sess->slot_size = p->chunk_size + p->hdr_area;
+	sess->mr_pages = pages;
+	sess->max_segs = min(path->max_sge - 1, pages);
+	/* an unaligned buffer of n pages spans n + 1 */
+	sess->max_io = min_t(u32, p->chunk_size, (pages - 1) * PAGE_SIZE);
+	WRITE_ONCE(sess->queue_depth, p->queue_depth);
+	sess->sized = true;
+	return 0;
+
+out_free:
+	kfree(sess->hdrs);
+	kfree(sess->ios);
+	kfree(sess->permit_map);
+	sess->hdrs = NULL;
+	sess->ios = NULL;
+	sess->permit_map = NULL;
+	return ret;
+}
+
+static int ibtrs_clt_send_info_req(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_con *con = &path->cons[0];
+
+	trs_info_req_encode(path->txb.buf, path->sess->sessname);
+	if (ibtrs_post_send_one(con->qp, path->pd, &con->ctl_cqe,
+				path->txb.dma, sizeof(struct trs_msg_info_req)))
+		return -EIO;
+	atomic64_inc(&path->msgs);
+	return 0;
+}
+
+/* Start the CM steps of @con: a cm_id, then the address resolution. */
+static int ibtrs_clt_con_start(struct ibtrs_clt_con *con)
+{
+	struct ibtrs_clt_path *path = con->path;
+	struct sockaddr *src = NULL;
+	int ret;
+
+	con->cm_id = rdma_create_id(&init_net, ibtrs_clt_cm_handler, con,
+				    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(con->cm_id)) {
+		ret = PTR_ERR(con->cm_id);
+		con->cm_id = NULL;
+		return ret;
+	}
+	ret = rdma_set_ack_timeout(con->cm_id, 14);
+	if (ret)
+		return ret;
+	if (path->addr.src.ss_family != AF_UNSPEC)
+		src = (struct sockaddr *)&path->addr.src;
+	return rdma_resolve_addr(con->cm_id, src,
+				 (struct sockaddr *)&path->addr.dst,
+				 IBTRS_CLT_CM_TMO_MS);
+}
+
+/*
+ * Connect connections @from..@to-1 of @path: start them all, then wait for
+ * each to be established (or to fail).
+ */
+static int ibtrs_clt_cons_connect(struct ibtrs_clt_path *path, int from,
+				  int to)
+{
+	int i, ret;
+
+	for (i = from; i < to; i++) {
+		ret = ibtrs_clt_con_start(&path->cons[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = from; i < to; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (!wait_for_completion_timeout(&con->cm_done,
+						 msecs_to_jiffies(3 * IBTRS_CLT_CM_TMO_MS)))
+			return -ETIMEDOUT;
+		if (con->cm_err)
+			return con->cm_err;
+	}
+	return 0;
+}
+
+/* Every accept of the path must agree; the path's is cid 0's. */
+static int ibtrs_clt_cons_check(struct ibtrs_clt_path *path)
+{
+	const struct trs_conn_params *p0 = &path->cons[0].params;
+	int i;
+
+	path->params = *p0;
+	path->max_sge = path->cons[0].max_sge;
+	for (i = 1; i < path->ncons; i++) {
+		const struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (con->params.queue_depth != p0->queue_depth ||
+		    con->params.chunk_size != p0->chunk_size ||
+		    con->params.max_usr_len != p0->max_usr_len ||
+		    con->params.hdr_area != p0->hdr_area) {
+			ibtrs_clt_err(path, "accept of connection %d differs from connection 0's\n",
+				      i);
+			return -EINVAL;
+		}
+		path->max_sge = min(path->max_sge, con->max_sge);
+	}
+	return 0;
+}
+
+/* Connect @path and join the session; process context, conn_mutex held. */
+static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	unsigned long flags;
+	int i, ret;
+
+	init_completion(&path->info_done);
+	atomic_set(&path->failing, 0);
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		init_completion(&con->cm_done);
+		con->cm_err = -ETIMEDOUT;
+		WRITE_ONCE(con->cm_dead, false);
+	}
+	spin_lock_irqsave(&sess->lock, flags);
+	path->state = IBTRS_CLT_PATH_CONNECTING;
+	spin_unlock_irqrestore(&sess->lock, flags);
+
+	/* cid 0 makes the PD on the device; the others then join it */
+	ret = ibtrs_clt_cons_connect(path, 0, 1);
+	if (!ret)
+		ret = ibtrs_clt_cons_connect(path, 1, path->ncons);
+	if (!ret)
+		ret = ibtrs_clt_cons_check(path);
+	if (ret)
+		goto out_disconnect;
+
+	ret = ibtrs_clt_sess_size(path);
+	if (ret)
+		goto out_disconnect;
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		ret = ib_mr_pool_init(con->qp, &con->qp->rdma_mrs,
+				      sess->queue_depth, IB_MR_TYPE_MEM_REG,
+				      sess->mr_pages, 0);
+		if (ret)
+			goto out_disconnect;
+		con->mr_pool = true;
+	}
+
+	/* every connection is established: INFO_REQ on cid 0 */
+	ret = ibtrs_clt_send_info_req(path);
+	if (ret)
+		goto out_disconnect;
+	if (!wait_for_completion_timeout(&path->info_done,
+					 msecs_to_jiffies(IBTRS_CLT_CM_TMO_MS)))
+		ret = -ETIMEDOUT;
+	else
+		ret = path->info_err;
+	if (ret)
+		goto out_disconnect;
+
+	spin_lock_irqsave(&path->lock, flags);
+	trs_hb_start(&path->hb, ibtrs_clt_hb_interval_ms, ibtrs_clt_hb_missed_max,
+		     ibtrs_clt_now_us());
+	path->lat_ewma = 0;
+	spin_unlock_irqrestore(&path->lock, flags);
+	spin_lock_irqsave(&sess->lock, flags);
+	if (path->state == IBTRS_CLT_PATH_CONNECTING) {
+		path->state = IBTRS_CLT_PATH_CONNECTED;
+		sess->all_down_at = 0;
+		sess->mp[path->idx].usable = true;
+		sess->mp[path->idx].inflight = 0;
+		sess->mp[path->idx].lat_ewma = 0;
+	} else {
+		ret = -ECONNRESET;
+	}
+	spin_unlock_irqrestore(&sess->lock, flags);
+	if (ret)
+		goto out_disconnect;
+	queue_delayed_work(ibtrs_clt_wq, &path->hb_work, 0);
+	ibtrs_clt_pending_run(sess, false);
+	ibtrs_clt_info(path, "connected (%d connections, queue depth %u, chunk %u, %d segments)\n",
+		       path->ncons, sess->queue_depth, sess->chunk_size,
+		       sess->max_segs);
+	return 0;
+
+out_disconnect:
+	/*
+	 * A path failure ends the waits above while a CM step may still run
+	 * (creating the QP, connecting): wait for it, and ignore later ones.
+	 */
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (!con->cm_id)
+			continue;
+		rdma_lock_handler(con->cm_id);
+		WRITE_ONCE(con->cm_dead, true);
+		rdma_unlock_handler(con->cm_id);
+		rdma_disconnect(con->cm_id);
+		if (con->qp)
+			ib_drain_qp(con->qp);
+	}
+	ibtrs_clt_destroy_ib(path);
+	spin_lock_irqsave(&sess->lock, flags);
+	path->state = IBTRS_CLT_PATH_IDLE;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	ibtrs_clt_err(path, "cannot connect: %d\n", ret);
+	return ret;
+}
+
+int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
+{
+	int ret;
+
+	mutex_lock(&path->conn_mutex);
+	ret = __ibtrs_clt_path_connect(path);
+	mutex_unlock(&path->conn_mutex);
+	return ret;
+}
+
+/* The connection of @path that carries an IO of hint @hint. */
+struct ibtrs_clt_con *ibtrs_clt_con_of(struct ibtrs_clt_path *path,
+				       unsigned int hint)
+{
+	return &path->cons[hint % path->ncons];
+}
+
+/* Post @io on a usable path. Under sess->lock. */
+static int ibtrs_clt_io_repost(struct ibtrs_clt_io *io)
+{
+	struct ibtrs_clt_sess *sess = io->sess;
+	struct ibtrs_clt_path *path;
+	int idx, ret;
+
+	if (sess->closing)
+		return -ENOTCONN;
+	idx = trs_mp_select(sess->mp_policy, sess->mp, sess->npaths,
+			    &sess->rr_cursor, 0);
+	if (idx < 0)
+		return idx;
+	path = sess->paths[idx];
+	io->path = path;
+	io->con = ibtrs_clt_con_of(path, io->hint);
+	io->answered = false;
+	io->status = 0;
+	ret = ibtrs_clt_io_post(io, io->con, io->usrlen);
+	if (ret) {
+		io->path = NULL;
+		io->con = NULL;
+		return ret;
+	}
+	sess->mp[idx].inflight++;
+	atomic_inc(&path->inflight);
+	return 0;
+}
+
+/* Every path down for less than ibtrs_clt_ctrl_loss_tmo_ms. Under sess->lock. */
+static bool ibtrs_clt_may_wait(struct ibtrs_clt_sess *sess)
+{
+	return !sess->closing && sess->all_down_at &&
+	       time_before(jiffies, sess->all_down_at +
+			   msecs_to_jiffies(ibtrs_clt_ctrl_loss_tmo_ms));
+}
+
+/*
+ * Re-post the IO waiting in sess->pending (a path is back), or fail it
+ * with -ENOTCONN when nothing can carry it and waiting is over (@force:
+ * the session closes).
+ */
+void ibtrs_clt_pending_run(struct ibtrs_clt_sess *sess, bool force)
+{
+	struct ibtrs_clt_io *io, *tmp;
+	unsigned long flags;
+	LIST_HEAD(failed);
+
+	spin_lock_irqsave(&sess->lock, flags);
+	list_for_each_entry_safe(io, tmp, &sess->pending, pending) {
+		int ret = force ? -ENOTCONN : ibtrs_clt_io_repost(io);
+
+		if (!ret) {
+			list_del_init(&io->pending);
+			continue;
+		}
+		/* out of MRs or send queue, or a reconnect may come */
+		if (!force && (ret != -ENOTCONN || ibtrs_clt_may_wait(sess)))
+			break;
+		list_move_tail(&io->pending, &failed);
+		io->inflight = false;
+	}
+	if (!list_empty(&sess->pending) && !force)
+		mod_delayed_work(ibtrs_clt_wq, &sess->pending_work,
+				 msecs_to_jiffies(100));
+	spin_unlock_irqrestore(&sess->lock, flags);
+	list_for_each_entry_safe(io, tmp, &failed, pending) {
+		list_del_init(&io->pending);
+		io->status = -ENOTCONN;
+		atomic_dec(&sess->inflight);
+		io->conf(io->priv, io->status);
+	}
+}
+
+void ibtrs_clt_pending_work(struct work_struct *work)
+{
+	struct ibtrs_clt_sess *sess = container_of(to_delayed_work(work),
+						   struct ibtrs_clt_sess,
+						   pending_work);
+
+	ibtrs_clt_pending_run(sess, false);
+}
+
+/*
+ * @io was posted on @old, which failed and is drained: no completion of it
+ * comes any more. Re-post it on another path with the same chunk id (the
+ * server serves it once the original, if it still runs there, is done);
+ * with no path up it waits in sess->pending for a reconnect (at most
+ * ibtrs_clt_ctrl_loss_tmo_ms), else it ends with -EIO.
+ */
+static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
+				  struct ibtrs_clt_path *old)
+{
+	struct ibtrs_clt_sess *sess = io->sess;
+	unsigned long flags;
+	int ret;
+
+	WARN_ON_ONCE(atomic_read(&io->ref) != 1);	/* the answer's */
+	ibtrs_clt_io_unmap(io);
+	atomic_dec(&old->inflight);
+	spin_lock_irqsave(&sess->lock, flags);
+	if (sess->mp[old->idx].inflight)
+		sess->mp[old->idx].inflight--;
+	ret = ibtrs_clt_io_repost(io);
+	if (ret && !sess->closing &&
+	    (ret != -ENOTCONN || ibtrs_clt_may_wait(sess))) {
+		io->path = NULL;
+		list_add_tail(&io->pending, &sess->pending);
+		mod_delayed_work(ibtrs_clt_wq, &sess->pending_work,
+				 msecs_to_jiffies(100));
+		ret = 0;
+	}
+	if (ret)
+		io->inflight = false;
+	else
+		atomic64_inc(&old->failovers);
+	spin_unlock_irqrestore(&sess->lock, flags);
+	if (ret) {
+		io->status = -EIO;
+		atomic_dec(&sess->inflight);
+		io->conf(io->priv, io->status);
+	}
+}
+
+/*
+ * Tear a failed (or closing) path down: disconnect, drain, move the IO
+ * that will never be answered to another path, free. Process context.
+ */
+void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	struct ibtrs_clt_io *io;
+	unsigned long flags;
+	u32 i;
+
+	mutex_lock(&path->conn_mutex);
+	spin_lock_irqsave(&sess->lock, flags);
+	path->state = IBTRS_CLT_PATH_FAILED;
+	sess->mp[path->idx].usable = false;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	cancel_delayed_work_sync(&path->hb_work);
+	if (!path->dev)
+		goto out_idle;
+	for (i = 0; i < path->ncons; i++) {
+		struct ibtrs_clt_con *con = &path->cons[i];
+
+		if (!con->cm_id)
+			continue;
+		rdma_disconnect(con->cm_id);
+		if (con->qp)
+			ib_drain_qp(con->qp);
+	}
+	/* all completions of every QP are in: no answer comes any more */
+	for (i = 0; i < sess->queue_depth; i++) {
+		bool orphan;
+
+		io = &sess->ios[i];
+		spin_lock_irqsave(&sess->lock, flags);
+		orphan = io->inflight && io->path == path && !io->answered;
+		spin_unlock_irqrestore(&sess->lock, flags);
+		if (orphan)
+			ibtrs_clt_io_failover(io, path);
+	}
+	WARN_ON_ONCE(atomic_read(&path->inflight));
+	ibtrs_clt_destroy_ib(path);
+out_idle:
+	spin_lock_irqsave(&sess->lock, flags);
+	path->state = IBTRS_CLT_PATH_IDLE;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	mutex_unlock(&path->conn_mutex);
+}
+
+void ibtrs_clt_reco_schedule(struct ibtrs_clt_path *path)
+{
+	u32 ms = trs_backoff_ms(path->reco_attempt++, ibtrs_clt_reconnect_min_ms,
+				ibtrs_clt_reconnect_max_ms, get_random_u32());
+
+	if (READ_ONCE(path->sess->closing) || READ_ONCE(path->removing))
+		return;
+	if (xchg(&path->reco_now, false)) {
+		path->reco_attempt = 0;
+		ibtrs_clt_info(path, "reconnect now (asked through sysfs)\n");
+		queue_delayed_work(ibtrs_clt_wq, &path->reco_work, 0);
+		return;
+	}
+	ibtrs_clt_info(path, "reconnect in %u ms\n", ms);
+	queue_delayed_work(ibtrs_clt_wq, &path->reco_work,
+			   msecs_to_jiffies(ms));
+}
+
+void ibtrs_clt_err_work(struct work_struct *work)
+{
+	struct ibtrs_clt_path *path = container_of(work, struct ibtrs_clt_path,
+						   err_work);
+
+	ibtrs_clt_path_down(path);
+	ibtrs_clt_info(path, "closed (reqs %lld, answers %lld, local invalidations %lld, failovers %lld)\n",
+		       atomic64_read(&path->reqs), atomic64_read(&path->rsps),
+		       atomic64_read(&path->local_invs),
+		       atomic64_read(&path->failovers));
+	ibtrs_clt_reco_schedule(path);
+}
+
+void ibtrs_clt_reco_work(struct work_struct *work)
+{
+	struct ibtrs_clt_path *path = container_of(to_delayed_work(work),
+						   struct ibtrs_clt_path,
+						   reco_work);
+
+	/* also queued early by a device's arrival (ibtrs_clt_add_one()) */
+	if (READ_ONCE(path->sess->closing) || READ_ONCE(path->removing) ||
+	    READ_ONCE(path->state) != IBTRS_CLT_PATH_IDLE)
+		return;
+	path->recon_cnt++;
+	if (ibtrs_clt_path_connect(path)) {
+		ibtrs_clt_reco_schedule(path);
+		return;
+	}
+	path->reco_attempt = 0;
+	atomic64_inc(&path->reconnects);
+}
+
