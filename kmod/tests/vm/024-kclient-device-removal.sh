@@ -71,7 +71,18 @@ kmsgs | grep -q "released device $rxe1" || die "the client did not release $rxe1
 cat "$P" | tee "$LOGDIR/paths-removed.txt"
 p1=$(sed -n 1p "$LOGDIR/paths-removed.txt")
 echo "$p1" | grep -q 'state=connected' && die "path 1 connected without a device"
-echo "$p1" | grep -q 'failovers=[1-9]' || die "no IO failed over from path 1"
+# Path 1's unanswered IO must have failed over. The server shares rxe1 in
+# this one-guest testbed, so its answers can all arrive before the client
+# fails the path (seen once in 4 runs: reqs = rsps, failovers=0): then
+# nothing was left to fail over, and fio's verify below still checks that
+# no write was lost.
+if ! echo "$p1" | grep -q 'failovers=[1-9]'; then
+	r1=$(echo "$p1" | sed -n 's/.* reqs=\([0-9]*\).*/\1/p')
+	a1=$(echo "$p1" | sed -n 's/.* rsps=\([0-9]*\).*/\1/p')
+	[ -n "$r1" ] && [ "$r1" = "$a1" ] ||
+		die "no IO failed over from path 1 and not all of its requests were answered"
+	log "path 1 had every request answered ($a1) when it failed: nothing to fail over"
+fi
 echo "$p1" | grep -q 'inflight=0' || die "path 1 still has IO in flight"
 kill -0 $FIO 2>/dev/null || log "note: fio ended before the removal was checked"
 wait $FIO
