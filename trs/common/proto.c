@@ -47,6 +47,7 @@ const char *trs_rej_str(int rej)
 	case TRS_REJ_BUSY:	return "path already connected";
 	case TRS_REJ_CLOSING:	return "server shutting down";
 	case TRS_REJ_BAD_FLAGS:	return "unknown connection flags";
+	case TRS_REJ_LIMIT:	return "server's session limit reached";
 	}
 	return "unknown reject code";
 }
@@ -211,6 +212,13 @@ int trs_info_req_decode(const void *buf, __u32 len, char *name,
 		name[i] = (char)m->sessname[i];
 		if (!m->sessname[i])
 			break;
+		/* it goes to logs and sysfs: printable ASCII, no '/' */
+		if (m->sessname[i] < 0x20 || m->sessname[i] > 0x7e ||
+		    m->sessname[i] == '/') {
+			name[0] = '\0';
+			return trs_fail(why, "session name has a control, non-ASCII or '/' character",
+					-EPROTO);
+		}
 	}
 	if (i == TRS_SESSNAME_MAX)
 		return trs_fail(why, "session name not terminated", -EPROTO);

@@ -4,7 +4,7 @@
 . "$TB_TOP/server/tests/vmlib.sh"
 . "$TB_TOP/fio-engine/tests/lib.sh"
 
-KB=$TB_TOP/build/kmod
+KB=${TB_KMOD_DIR:-$TB_TOP/build/kmod}	# TB_KMOD_DIR: another build (e.g. to show a test failing)
 FIO_TIMEOUT=${FIO_TIMEOUT:-60}	# each run_fio; they take 1-20 s here
 KLOG=$LOGDIR/dmesg.log
 KMOD_LOADED=0

@@ -194,6 +194,23 @@ static int info_req_cases(void)
 	trs_info_req_encode(&m, "a");
 	m.flags = cpu_to_le32(1);
 	UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), -EPROTO);
+	/* names reach logs and sysfs: printable ASCII without '/' only */
+	{
+		static const char *const bad[] = {
+			"a\nb", "esc\033[2J", "tab\there", "sl/ash", "\x7f",
+			"hi\xc3\xa9",
+		};
+		unsigned int k;
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			trs_info_req_encode(&m, bad[k]);
+			UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why),
+				  -EPROTO);
+			UCHECK(strstr(why, "session name"));
+		}
+		trs_info_req_encode(&m, "fio-tb_guest.1-263:x@y ~");
+		UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), 0);
+	}
 	/* long names are truncated, still terminated */
 	memset(name, 'y', sizeof(name));
 	name[TRS_SESSNAME_MAX - 1] = 0;
