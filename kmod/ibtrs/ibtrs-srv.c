@@ -386,8 +386,9 @@ static int ibtrs_srv_show_sess(struct ibtrs_srv_sess *sess, char *buf, int at)
 				    path->addr, path->ncons,
 				    path->closed ? "closing" :
 				    path->joined ? "joined" : "connecting");
-		at += sysfs_emit_at(buf, at, " reqs=%llu rsps=%llu deferred=%llu hb_sent=%llu recon_cnt=%u\n",
-				    path->reqs, path->rsps, path->deferred,
+		at += sysfs_emit_at(buf, at, " reqs=%llu rsps=%llu deferred=%llu",
+				    path->reqs, path->rsps, path->deferred);
+		at += sysfs_emit_at(buf, at, " hb_sent=%llu recon_cnt=%u\n",
 				    path->hb_sent, path->recon_cnt);
 	}
 	spin_unlock_irq(&sess->lock);

@@ -121,7 +121,8 @@ static int trs_srv_post_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	if (op->req.type == TRS_MSG_IO_READ || (op->req.flags & TRS_IO_F_NEED_INV)) {
 		/* A read's answer carries its length, so the client can check it
 		 * covers the request; SEND_WITH_INV also ends the client's rkey. */
-		bool inv = op->req.flags & TRS_IO_F_NEED_INV;
+		bool inv = (op->req.flags & TRS_IO_F_NEED_INV) &&
+			   !(sess->ctx->opts.test_faults & IBTRS_SRV_TEST_NO_INVAL);
 		struct trs_io_rsp_info ri = {
 			.chunk_id = (uint16_t)op->id, .status = status,
 			.flags = inv ? TRS_RSP_F_INVALIDATED : 0, .len = (uint32_t)len,
@@ -161,11 +162,16 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	sess = op->sess;
 	path = op->path;
 	rlen = len > UINT32_MAX ? UINT32_MAX : (__u32)len;
-	/* test hook (trs-test-server --short-read raw): a short, successful
-	 * read answer goes out as the user gave it */
-	raw_short = trs_srv_test_short_read && !status &&
-		    op->req.type == TRS_MSG_IO_READ && op->req.sg_cnt &&
-		    rlen < op->req.rlen;
+	/* test fault: a large successful read answered 512 bytes short */
+	if ((sess->ctx->opts.test_faults & IBTRS_SRV_TEST_SHORT_READ) &&
+	    !status && op->req.type == TRS_MSG_IO_READ && rlen > 4096)
+		rlen -= 512;
+	/* test hook (trs-test-server --short-read raw, test_faults): a short,
+	 * successful read answer goes out as the user gave it */
+	raw_short = (trs_srv_test_short_read ||
+		     (sess->ctx->opts.test_faults & IBTRS_SRV_TEST_SHORT_READ)) &&
+		    !status && op->req.type == TRS_MSG_IO_READ &&
+		    op->req.sg_cnt && rlen < op->req.rlen;
 	/* A read answer must cover the request (trs/common/proto.c). */
 	if (!raw_short && trs_io_resp_check(&op->req, &status, &rlen)) {
 		trs_err("session %s: read answer of chunk %u has %zu bytes, "
