@@ -107,6 +107,7 @@ void ibtrs_srv_sess_free(struct ibtrs_srv_sess *sess)
 	unsigned int i;
 
 	vunmap(sess->pool);
+	/* our reference on each compound block (ibtrs_srv_pool_alloc()) */
 	for (i = 0; sess->blocks && i < sess->nblocks; i++)
 		if (sess->blocks[i])
 			__free_pages(sess->blocks[i], sess->order);
@@ -155,8 +156,19 @@ static int ibtrs_srv_pool_alloc(struct ibtrs_srv_sess *sess,
 	if (!pages)
 		return -ENOMEM;
 	for (i = 0; i < sess->nblocks; i++) {
+		/*
+		 * Compound: the bios of ibnbd-server carry single pages of a
+		 * block, and whoever takes a reference on one (a loop device
+		 * over a 9p file: p9_get_mapped_pages() get_page()s and
+		 * p9_release_pages() put_page()s every page of the IO) must
+		 * count it on the block's head. Without __GFP_COMP the tail
+		 * pages have refcount 0, and that put_page() hands a page we
+		 * still use (and the RDMA device writes into) to the page
+		 * allocator: kernel memory corruption.
+		 */
 		sess->blocks[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
-					      __GFP_NOWARN, order);
+					      __GFP_NOWARN | __GFP_COMP,
+					      order);
 		if (!sess->blocks[i])
 			goto out_free_pages;
 		for (j = 0; j < (1U << order); j++)
