@@ -64,6 +64,7 @@ struct hc {
 	unsigned int hb_acked;		/* heartbeats answered */
 	int wc_err;			/* first failed completion status */
 	struct trs_msg_conn_req req;	/* what hc_start() sends */
+	double t_connect;		/* when hc_start() sent it */
 	unsigned int answers[HC_CHUNKS];	/* IO answers per chunk */
 	int status[HC_CHUNKS];		/* the last answer's status */
 };
@@ -243,6 +244,7 @@ static int hc_start(struct hc *h)
 				      .private_data_len = sizeof(h->req),
 				      .retry_count = 3, .rnr_retry_count = 7 };
 
+	h->t_connect = hc_now_ms();
 	return rdma_connect(h->id, &cp) ? -errno : 0;
 }
 
@@ -773,7 +775,8 @@ static int run_case(const char *name)
 		int want = !strcmp(name, "badver") ? TRS_REJ_VERSION :
 			   !strcmp(name, "badmagic") ? TRS_REJ_BAD_MAGIC : TRS_REJ_BAD_CID;
 
-		ms = hc_now_ms() - t0;
+		/* from the connect request, not the address resolution */
+		ms = hc_now_ms() - (h.t_connect ? h.t_connect : t0);
 		hc_close(&h);
 		if (err == -(1000 + want)) {
 			printf("PASS: hostile %s: rejected with '%s' after %.0f ms "
