@@ -155,6 +155,9 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
 	const struct trs_conn_params *p = &ctx->params;
 	void *slot = ibtrs_srv_slot(sess, op->id);
+	/* what trs_io_req_copy() reads at most */
+	u32 hdr_len = min_t(u32, p->hdr_area, sizeof(struct trs_msg_io_req) +
+			    p->max_usr_len + 1);
 	const char *why = "";
 	unsigned long flags;
 	enum ibtrs_dir dir;
@@ -163,11 +166,16 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 	bool free_sess;
 	int ret;
 
-	/* the peer wrote the header area (and a write's data) by RDMA */
-	ibtrs_srv_sync_chunk(path, op->id, p->chunk_size, p->hdr_area, true);
-	invalidate_kernel_vmap_range(slot + p->chunk_size, p->hdr_area);
-	memcpy(hdr, slot + p->chunk_size, p->hdr_area);
-	ret = trs_io_req_decode(hdr, p->hdr_area, p->chunk_size,
+	/*
+	 * The peer wrote the header area (and a write's data) by RDMA. Only
+	 * the request header and its user header are copied and synced, not
+	 * the whole area.
+	 */
+	ibtrs_srv_sync_chunk(path, op->id, p->chunk_size, hdr_len, true);
+	invalidate_kernel_vmap_range(slot + p->chunk_size, hdr_len);
+	hdr_len = trs_io_req_copy(hdr, slot + p->chunk_size, p->hdr_area,
+				  p->max_usr_len);
+	ret = trs_io_req_decode(hdr, hdr_len, p->chunk_size,
 				p->max_usr_len, &op->req, &why);
 	if (ret) {
 		spin_lock_irqsave(&sess->lock, flags);

@@ -290,6 +290,27 @@ void trs_io_req_encode(struct trs_msg_io_req *m,
 	m->seq = cpu_to_le64(in->seq);
 }
 
+__u32 trs_io_req_copy(void *dst, const void *area, __u32 area_len,
+		      __u32 max_usr_len)
+{
+	const __u32 n = sizeof(struct trs_msg_io_req);
+	__u32 ulen;
+
+	if (area_len < n) {
+		trs_bytes_copy(dst, area, area_len);
+		return area_len;
+	}
+	trs_bytes_copy(dst, area, n);
+	/* from the copy: the peer may change the area meanwhile */
+	ulen = le16_to_cpu(((const struct trs_msg_io_req *)dst)->usr_len);
+	if (ulen > max_usr_len)
+		ulen = max_usr_len + 1;	/* enough for the decoder to refuse */
+	if (ulen > area_len - n)
+		ulen = area_len - n;
+	trs_bytes_copy((__u8 *)dst + n, (const __u8 *)area + n, ulen);
+	return n + ulen;
+}
+
 int trs_io_req_decode(const void *hdr, __u32 hdr_len, __u32 chunk_size,
 		      __u32 max_usr_len, struct trs_io_req_info *out,
 		      const char **why)

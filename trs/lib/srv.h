@@ -70,6 +70,7 @@ struct trs_srv_path {
 	struct trs_dev *dev;	/* held for pool_mr; all cons use it */
 	struct ibv_mr *pool_mr;
 	struct trs_hb hb;	/* heartbeat and liveness (common/hb.c) */
+	uint64_t created_us;	/* first connection: the join deadline's start */
 	struct trs_cqe hb_cqe;
 	TAILQ_ENTRY(trs_srv_path) link;
 };

@@ -42,13 +42,15 @@ static void trs_srv_op_start(struct ibtrs_srv_op *op, struct trs_srv_path *path,
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
 	char *slot = trs_srv_slot(sess, op->id);
 	const char *why = "";
+	__u32 hdr_len;
 	void *data;
 	size_t datalen;
 	int ret;
 
 	/* Copy first: the client can still write the chunk while we look. */
-	memcpy(op->hdr, slot + ctx->params.chunk_size, ctx->params.hdr_area);
-	if (trs_io_req_decode(op->hdr, ctx->params.hdr_area, ctx->params.chunk_size,
+	hdr_len = trs_io_req_copy(op->hdr, slot + ctx->params.chunk_size,
+				  ctx->params.hdr_area, ctx->params.max_usr_len);
+	if (trs_io_req_decode(op->hdr, hdr_len, ctx->params.chunk_size,
 			      ctx->params.max_usr_len, &op->req, &why)) {
 		trs_srv_path_fail(path, "invalid request in chunk %u: %s", op->id, why);
 		return;
@@ -299,8 +301,9 @@ void trs_srv_path_tick(struct trs_srv_path *path, uint64_t now)
 	if (path->fail_pending)
 		return;
 	if (!path->joined) {
-		/* a connection that never joins is dropped as well */
-		if (trs_hb_idle_us(&path->hb, now) > tmo + 10000000ULL)
+		/* a path that never joins is dropped, counted from its first
+		 * connection: heartbeats do not keep it (and its pool) */
+		if (now - path->created_us > tmo + 10000000ULL)
 			trs_srv_path_fail(path, "did not join within %llu ms",
 					  (unsigned long long)(tmo / 1000 + 10000));
 		return;
