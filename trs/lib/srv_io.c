@@ -20,7 +20,7 @@ void trs_srv_send_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 				  ibv_wc_status_str(wc->status));
 }
 
-static void trs_srv_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc)
+void trs_srv_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 {
 	struct trs_srv_path *path = trs_container_of(cqe, struct trs_srv_path, hb_cqe);
 
@@ -236,7 +236,6 @@ static void trs_srv_info_req(struct trs_srv_path *path, struct trs_srv_con *con,
 		return;
 	}
 	path->joined = true;
-	path->hb_cqe.done = trs_srv_hb_done;
 	trs_hb_start(&path->hb, ctx->opts.hb_interval_ms, ctx->opts.hb_missed_max,
 		     trs_now_us());
 	if (!sess->named) {

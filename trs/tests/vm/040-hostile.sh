@@ -68,6 +68,9 @@ grep -q '^PASS: hostile idle:' /tmp/trs-hostile.log ||
 cat /tmp/trs-hostile-hb.log
 grep -q 'closing path .*did not join within' /tmp/trs-srv.log ||
 	{ echo "FAIL: hb-only: the server logged no 'did not join'"; fail=1; }
+# (a heartbeat before INFO_REQ used to crash the server: a NULL completion
+# handler for its HB_ACK; the hostile client then saw a disconnect too)
+kill -0 "$SRV_PID" || { echo "FAIL: hb-only: the server died"; fail=1; }
 ! grep -q 'heartbeat timeout' /tmp/trs-srv.log ||
 	{ echo "FAIL: a path was dropped by heartbeat timeout"; fail=1; }
 # the good client's IO never stalled: every 1 s progress report has IO
