@@ -24,11 +24,13 @@ else
 	systems=$E01_MTTCG_SYSTEMS
 	workloads=$E01_MTTCG_WORKLOADS ramp=$E01_MTTCG_RAMP_MS maxms=$E01_MTTCG_MAX_MS
 fi
-# IOs per window for a workload: E01_WINDOW_IOS "bs:qd:ios ..." entries.
-_win_ios() {	# BS QD
-	local e
-	for e in $E01_WINDOW_IOS; do
+# IOs per window for a workload: "bs:qd:ios ..." entries of $3 (default
+# E01_WINDOW_IOS); a lone number (older settings) applies to every workload.
+_win_ios() {	# BS QD [LIST]
+	local e list=${3:-$E01_WINDOW_IOS}
+	for e in $list; do
 		[[ $e == "$1:$2:"* ]] && { echo "${e##*:}"; return; }
+		[[ $e =~ ^[0-9]+$ ]] && { echo "$e"; return; }
 	done
 	echo "$E01_WINDOW_IOS_DEFAULT"
 }
@@ -108,10 +110,12 @@ if [ "$phase" = icount ] && ex_wr_count_on; then
 		for s in $systems; do
 			# kprobes see kernel QPs only: skip local and userspace systems
 			case $s in nullblk | ibtrs* | fio_rdma) continue ;; esac
-			tb_log "[wr count] $s $wname"
-			ex_cell "${s}__${wname}__${bs}__${qd}__wr" "$s" "$rw" "$bs" "$qd" 100 \
-				"$E01_WR_WINDOW_IOS" "$maxms" ||
-				_cell_failed "${s}__${wname}__${bs}__${qd}__wr"
+			for ((run = 1; run <= ${E01_WR_RUNS:-1}; run++)); do
+				tb_log "[wr count $run] $s $wname"
+				ex_cell "${s}__${wname}__${bs}__${qd}__wr$run" "$s" "$rw" "$bs" "$qd" 100 \
+					"$(_win_ios "$bs" "$qd" "$E01_WR_WINDOW_IOS")" "$maxms" ||
+					_cell_failed "${s}__${wname}__${bs}__${qd}__wr$run"
+			done
 		done
 	done
 	ex_wr_count_off

@@ -6,6 +6,9 @@
 # instructions per IO) and multi-threaded TCG (near real time; perftest and
 # the noise comparison).
 #
+# The icount boot is repeated E01_ICOUNT_BOOTS times (icount, icount2, ...:
+# a verdict rests on the spread across boots, not only within one).
+#
 # Usage: experiments/E01-baseline/run.sh [icount] [mttcg]   (default: both)
 # Writes results/E01-baseline/<stamp>-<git>/ and appends results/summary.csv.
 set -euo pipefail
@@ -13,7 +16,14 @@ EX_TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$EX_TOP"
 . experiments/lib/meta.sh
 . experiments/E01-baseline/params.env
-phases=${*:-icount mttcg}
+phases=
+for p in ${*:-icount mttcg}; do
+	phases+=" $p"
+	if [ "$p" = icount ]; then
+		for ((b = 2; b <= E01_ICOUNT_BOOTS; b++)); do phases+=" icount$b"; done
+	fi
+done
+phases=${phases# }
 
 rnbd_dir=$(experiments/baselines/rnbd-build.sh)
 stamp=$(date +%Y%m%d-%H%M%S)-$(ex_git)
@@ -28,8 +38,9 @@ fast=()
 [ "$E01_FAST_RXE" = 1 ] && fast=(--fast-rxe)
 make -s -C experiments/lib
 for phase in $phases; do
+	mode=${phase%%[0-9]*}	# icount2 -> icount
 	prof=()
-	if [ "$phase" = icount ] && [ "$E01_PROFILE" = 1 ]; then
+	if [ "$mode" = icount ] && [ "$E01_PROFILE" = 1 ]; then
 		if [ -e build/profiler/tbprof.so ]; then
 			prof=(--profile)
 		else
@@ -40,9 +51,9 @@ for phase in $phases; do
 	mkdir -p "$dir/$phase"
 	echo "$rnbd_dir" >"$dir/$phase/rnbd-dir"
 	printf '%q\n' "${params[@]}" >"$dir/$phase/params.env"	# effective values, for the guest
-	experiments/testbed/run --mode "$phase" --paths "$E01_PATHS" "${fast[@]}" "${prof[@]}" \
+	experiments/testbed/run --mode "$mode" --paths "$E01_PATHS" "${fast[@]}" "${prof[@]}" \
 		--timeout 1500 --out "$dir/$phase" -- \
-		bash experiments/E01-baseline/guest.sh "$phase" /tb-out/raw |
+		bash experiments/E01-baseline/guest.sh "$mode" /tb-out/raw |
 		grep --line-buffered -E '^\[|^tb:|experiment:|fail' || true
 	rm -f "$dir/$phase/rnbd-dir" "$dir/$phase/cmd" "$dir/$phase/params.env"
 	[ "$(cat "$dir/$phase/rc" 2>/dev/null)" = 0 ] ||

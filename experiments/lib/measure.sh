@@ -12,7 +12,8 @@
 # and reads its answer).
 #
 # Each cell leaves in $EX_RAW:
-#   <cell>.json   fio --output-format=json (latency percentiles)
+#   <cell>.json   fio --output-format=json (total latency percentiles:
+#                 --lat_percentiles=1, submission + completion)
 #   <cell>.snap   "key value" lines: a_* at START, b_* at STOP, window index
 #   <cell>.maps   (profiled boots) executable mappings of every process at
 #                 STOP (tb-snap's "maps", the format of profiler/guest-dump.sh)
@@ -98,7 +99,7 @@ ex_cell() {
 	# job and writes its JSON); the runtime is only a backstop.
 	# shellcheck disable=SC2086
 	fio $fioargs "${extra[@]}" --name=cell --rw="$rwarg" --bs="$bs" --iodepth="$qd" \
-		--numjobs=1 --time_based --ramp_time="${ramp}ms" \
+		--numjobs=1 --time_based --ramp_time="${ramp}ms" --lat_percentiles=1 \
 		--runtime=$(((ramp + maxms) / 1000 + 60))s --norandommap --randrepeat=0 \
 		--output-format=json --output="$EX_RAW/$cell.json" >/dev/null 2>"$EX_RAW/$cell.err" &
 	fpid=$!

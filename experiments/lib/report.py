@@ -100,8 +100,8 @@ def boot_section(run, boot):
                 "guest time per IO is the only per-IO cost figure.", ""]
     out += ["| system | workload | bs | QD | runs | IOs/window | software instr/IO [min-max] | "
             "spread % | total instr/IO | NIC instr/IO | busy % | guest ns/IO | IOPS | "
-            "p50 us | WR/IO | pkts/IO | ctxt/IO | intr/IO | blk req/IO |",
-            "|" + "---|" * 19]
+            "p50 us | WR/IO | pkts/IO | ctxt/IO | intr/IO | blk req/IO | dev req/IO |",
+            "|" + "---|" * 20]
     worst = {"spread": 0.0, "edge": 0.0, "quant": 0.0}
     for k in keys:
         r = agg[k]
@@ -115,7 +115,7 @@ def boot_section(run, boot):
         if s_sw is not None:
             worst["spread"] = max(worst["spread"], s_sw)
         out.append("| %s | %s | %s | %s | %s | %s%s | %s [%s-%s] | %s | %s | %s | %s | %s | "
-                   "%s | %s | %s | %s | %s | %s | %s |" % (
+                   "%s | %s | %s | %s | %s | %s | %s | %s |" % (
                        nm.get(k[0], k[0]), k[1], k[2], k[3], r["runs"],
                        n_(ios, 0), "" if exact else " (fio rate)",
                        k_(sw), k_(f(r.get("sw_instr_per_io_min"))),
@@ -127,7 +127,16 @@ def boot_section(run, boot):
                        n_(f(r.get("iops_median")), 0), n_(f(r.get("lat_p50_us_median")), 1),
                        n_(f(r.get("wr_per_io"))), n_(f(r.get("pkts_per_io_median"))),
                        n_(f(r.get("ctxt_per_io_median"))), n_(f(r.get("intr_per_io_median"))),
-                       n_(f(r.get("blk_reqs_per_io_median")))))
+                       n_(f(r.get("blk_reqs_per_io_median"))),
+                       n_(f(r.get("reqs_per_io_median")))))
+    units = {agg[k].get("io_unit") or "request" for k in keys}
+    lats = {agg[k].get("lat_kind") or "clat" for k in keys}
+    out += ["", "IOs are %s; latency percentiles (p50) are %s." % (
+        "the user's (fio's) IOs; `dev req/IO` is the device's requests per IO" if units == {"user"}
+        else "device requests where `io_unit` is `request` (a run from before the user-IO "
+        "count: a device that splits an IO counts each part)",
+        "total latency (submission + completion)" if lats == {"total"}
+        else "fio's completion latency (clat) where `lat_kind` is `clat`")]
     out += ["", "Precision of this boot: one IO of quantization is at most %.3f %% of a "
             "window; the IOs in flight at a window's two edges can move at most %.2f %% of "
             "its work (QD / IOs; the expected shift is zero in steady state); the largest "
@@ -203,6 +212,68 @@ def boot_section(run, boot):
     return out
 
 
+def icount_boots(run):
+    """The icount boots of a run in order: icount, icount2, ..."""
+    b = [d for d in os.listdir(run) if d.startswith("icount") and
+         os.path.exists(os.path.join(run, d, "aggregate.csv"))]
+    return sorted(b, key=lambda d: int(d[6:] or 1))
+
+
+def cross_boot_section(run, boots):
+    """Verdicts across boots: a cell's per-boot medians; the across-boot
+    spread (max - min of those medians over their mean); "separated" only
+    when every run of one system lies apart from every run of the other,
+    over all boots, and the difference of the medians of the boot medians
+    exceeds the larger within-boot and across-boot spreads of both."""
+    aggs = [load(os.path.join(run, b, "aggregate.csv")) for b in boots]
+    nm = names(run, boots[0])
+    m = "sw_instr_per_io"
+    out = ["## Across the %d icount boots (%s)" % (len(boots), ", ".join(boots)), "",
+           "Software instructions per IO: per-boot medians, their across-boot spread, "
+           "and the largest within-boot run-to-run spread.", "",
+           "| system | workload | bs | QD | " + " | ".join(boots) + " | across-boot % | "
+           "within-boot % |", "|" + "---|" * (6 + len(boots))]
+
+    def cell(key):
+        rs = [a.get(key) for a in aggs]
+        if any(r is None or f(r.get(m + "_median")) is None for r in rs):
+            return None
+        meds = [f(r[m + "_median"]) for r in rs]
+        mean = sum(meds) / len(meds)
+        return {"meds": meds, "med": sorted(meds)[len(meds) // 2] if len(meds) % 2 else mean,
+                "across": 100.0 * (max(meds) - min(meds)) / mean,
+                "within": max(spread(r, m) or 0.0 for r in rs),
+                "lo": min(f(r[m + "_min"]) for r in rs), "hi": max(f(r[m + "_max"]) for r in rs),
+                "runs": sum(int(r["runs"]) for r in rs)}
+    keys = sorted({k for a in aggs for k in a}, key=lambda k: (k[2] != "4k", k[1], int(k[3]), k[0]))
+    cells = {}
+    for k in keys:
+        c = cell(k)
+        if not c:
+            continue
+        cells[k] = c
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            nm.get(k[0], k[0]), k[1], k[2], k[3], " | ".join(k_(v) for v in c["meds"]),
+            n_(c["across"]), n_(c["within"])))
+    out += ["", "Pairwise across boots (B vs A):", ""]
+    for a_sys, b_sys in PAIRS:
+        for k, a in cells.items():
+            if k[0] != a_sys or (b_sys,) + k[1:] not in cells:
+                continue
+            b = cells[(b_sys,) + k[1:]]
+            diff = 100.0 * (b["med"] - a["med"]) / a["med"]
+            bound = max(a["across"], a["within"], b["across"], b["within"])
+            apart = a["hi"] < b["lo"] or b["hi"] < a["lo"]
+            out.append("- %s %s QD%s software instr/IO: %s %s, %s %s: %+.1f %% (largest spread "
+                       "%.2f %%; %d and %d runs over %d boots) -> %s" % (
+                           k[1], k[2], k[3], nm.get(a_sys, a_sys), n_(a["med"], 0),
+                           nm.get(b_sys, b_sys), n_(b["med"], 0), diff, bound, a["runs"],
+                           b["runs"], len(boots),
+                           "separated" if apart and abs(diff) > bound else "NOT separated"))
+    out.append("")
+    return out
+
+
 def main():
     res = sys.argv[1] if len(sys.argv) > 1 else "results"
     if os.path.exists(os.path.join(res, "meta.json")):
@@ -218,7 +289,10 @@ def main():
         out += ["The NIC set (what a real RDMA NIC does in hardware; excluded from software "
                 "instructions), from `experiments/profiler/components.conf`: " +
                 ", ".join("`%s`" % r for r in rules) + ".", ""]
-    for boot in ("icount", "mttcg"):
+    boots = icount_boots(run)
+    if len(boots) > 1:
+        out += cross_boot_section(run, boots)
+    for boot in boots + ["mttcg"]:
         if os.path.exists(os.path.join(run, boot, "aggregate.csv")):
             out += boot_section(run, boot)
     text = "\n".join(out)

@@ -16,6 +16,19 @@ sampled (experiments/lib/tb-snap.c): ΔIOs is the system's own exact IO count
 (its block device, or the fio engine's ios_file), never a rate times a
 clock. Only fio's rdma engine has no counter: its IOs are fio's rate times
 the window (ios_exact = 0).
+
+The IO is the user's (fio's) IO: a block device counts requests, and a
+device that splits a 128 KiB IO in two counts two, so where the snapshot
+has the device's sectors (tb-snap a_/b_sectors) the window's IOs are its
+bytes / bs, and reqs_per_io (device requests per IO) is reported beside
+(io_unit "user"). Runs from before that counted requests (io_unit
+"request"): their 4k cells are the same (nothing splits 4 KiB), their 128k
+cells are per request. The engine's ios_file counts fio's IOs.
+
+Latency percentiles are fio's total latency (submission + completion,
+lat_ns; lat_kind "total") where the JSON has them (fio ran with
+--lat_percentiles=1), else completion latency (clat, lat_kind "clat": the
+runs before).
 """
 import csv, glob, json, os, re, statistics, sys
 
@@ -27,13 +40,14 @@ COLUMNS = ("run_id,experiment,system,workload,bs,iodepth,jobs,paths,policy,mr,in
            "instr_per_io,instr_min,instr_max,guest_ns_per_io,busy_pct,"
            "iops,bw_MBps,lat_mean_us,lat_p50_us,lat_p99_us,cpu_us_per_io,"
            "wr_per_io,pkts_per_io,ctxt_per_io,intr_per_io,blk_reqs_per_io,"
-           "git,date").split(",")
+           "reqs_per_io,io_unit,lat_kind,git,date").split(",")
 USER_HZ = 100
 # Measures per cell, in cells.csv/aggregate.csv order.
 METRICS = ["ios", "window_ms", "iops", "bw_MBps", "guest_ns_per_io", "instr_per_io",
            "sw_instr_per_io", "nic_instr_per_io", "busy_pct", "procstat_busy_pct",
            "cpu_us_per_io",
            "lat_mean_us", "lat_p50_us", "lat_p99_us", "pkts_per_io", "blk_reqs_per_io",
+           "reqs_per_io", "forks",
            "ctxt_per_io", "intr_per_io", "mod_msgs_per_io", "mod_reg_wrs_per_io",
            "mod_local_invs_per_io"]
 # Counters of our kernel client (tb-snap kv: files, its paths file in sysfs):
@@ -64,6 +78,7 @@ def fio_metrics(path):
     lat_n = 0
     lat_sum = 0.0
     p50 = p99 = None
+    kind = None
     for d in ("read", "write", "trim"):
         s = job.get(d, {})
         if not s or not s.get("total_ios"):
@@ -72,11 +87,13 @@ def fio_metrics(path):
         n = s["total_ios"]
         lat_sum += s["lat_ns"]["mean"] * n
         lat_n += n
-        pct = s.get("clat_ns", {}).get("percentile", {})
-        if pct and p50 is None:
-            p50 = pct.get("50.000000", 0) / 1e3
-            p99 = pct.get("99.000000", 0) / 1e3
-    return {"fio_iops": iops,
+        for key, k in (("lat_ns", "total"), ("clat_ns", "clat")):
+            pct = s.get(key, {}).get("percentile", {})
+            if pct and p50 is None:
+                p50 = pct.get("50.000000", 0) / 1e3
+                p99 = pct.get("99.000000", 0) / 1e3
+                kind = k
+    return {"fio_iops": iops, "lat_kind": kind,
             "lat_mean_us": lat_sum / lat_n / 1e3 if lat_n else None,
             "lat_p50_us": p50, "lat_p99_us": p99}
 
@@ -100,6 +117,19 @@ def cell_row(raw, base, bs, mode):
         m["ios_exact"] = 1
         if ios < s.get("target_ios", 0):
             raise ValueError("%s: window has %d of its %d IOs" % (base, ios, s["target_ios"]))
+        sectors = s.get("b_sectors", 0) - s.get("a_sectors", 0)
+        if "b_sectors" not in s:
+            m["io_unit"] = "request"
+        elif sectors > 0:
+            # a block device: its requests -> the user's IOs of bs bytes
+            reqs = ios
+            ios = sectors * 512.0 / bs_bytes(bs)
+            m["reqs_per_io"] = reqs / ios if ios else None
+            m["io_unit"] = "user"
+        else:
+            m["io_unit"] = "user"	# the engine's ios_file: fio's IOs
+    if "b_forks" in s:
+        m["forks"] = s["b_forks"] - s["a_forks"]
     if ios <= 0:
         raise ValueError("%s: no IO in the window" % base)
     m["ios"] = ios
@@ -295,10 +325,11 @@ def main():
             continue
         system, workload, bs, qd, run = base.split("__")
         key = (system, workload, bs, qd)
-        m = cell_row(raw, base, bs, phase)
+        m = cell_row(raw, base, bs, re.sub(r"\d+$", "", phase))
         comps.update(k for k in m if k.startswith("comp_"))
-        if run == "wr":
-            wr[key] = m.get("wr_per_io")
+        if run.startswith("wr"):	# "wr" (one pass, older runs) or wr1, wr2, ...
+            if m.get("wr_per_io") is not None:
+                wr.setdefault(key, []).append(m["wr_per_io"])
         else:
             cells.setdefault(key, []).append((run, m))
     metrics = METRICS + ["ios_exact"] + sorted(comps)
@@ -314,7 +345,8 @@ def main():
         w = csv.writer(f)
         w.writerow(["system", "workload", "bs", "iodepth", "runs"] +
                    ["%s_%s" % (k, s) for k in metrics for s in ("median", "min", "max")] +
-                   ["wr_per_io"])
+                   ["wr_per_io", "wr_per_io_min", "wr_per_io_max", "wr_runs", "io_unit",
+                    "lat_kind"])
         for key, runs in sorted(cells.items()):
             agg = {}
             row = list(key) + [len(runs)]
@@ -323,18 +355,25 @@ def main():
                 med = statistics.median(vals) if vals else None
                 agg[k] = (med, min(vals) if vals else None, max(vals) if vals else None)
                 row += [fmt(x) for x in agg[k]]
-            row.append(fmt(wr.get(key)))
+            wrs = wr.get(key, [])
+            wr_med = statistics.median(wrs) if wrs else None
+            units = {k: ",".join(sorted({m[k] for _, m in runs if m.get(k)}))
+                     for k in ("io_unit", "lat_kind")}
+            row += [fmt(wr_med), fmt(min(wrs) if wrs else None),
+                    fmt(max(wrs) if wrs else None), len(wrs), units["io_unit"],
+                    units["lat_kind"]]
             w.writerow(row)
             system, workload, bs, qd = key
             desc = systems.get(system, {"system": system, "paths": "1"})
             r = {"workload": workload, "bs": bs, "iodepth": qd, "jobs": 1,
-                 "runs": len(runs), "wr_per_io": wr.get(key),
+                 "runs": len(runs), "wr_per_io": wr_med,
                  "window_ios": agg["ios"][0], "ios_exact": agg["ios_exact"][1]}
             r.update(desc)
             for k in ("iops", "bw_MBps", "lat_mean_us", "lat_p50_us", "lat_p99_us",
                       "cpu_us_per_io", "guest_ns_per_io", "busy_pct", "pkts_per_io",
-                      "ctxt_per_io", "intr_per_io", "blk_reqs_per_io"):
+                      "ctxt_per_io", "intr_per_io", "blk_reqs_per_io", "reqs_per_io"):
                 r[k] = agg[k][0]
+            r.update(units)
             r["sw_instr_per_io"], r["sw_instr_min"], r["sw_instr_max"] = agg["sw_instr_per_io"]
             r["instr_per_io"], r["instr_min"], r["instr_max"] = agg["instr_per_io"]
             summary.append(r)

@@ -15,6 +15,9 @@
  *	(a_* before, b_* after, plus window/target_ios) and answers
  *	"ok IOS NS" or "err REASON" (a window short of N IOs is an error).
  *	IOSRC: blk:NAME  reads + writes completed of /sys/block/NAME/stat
+ *	                 (requests; their sectors are written as a_/b_sectors,
+ *	                 from which summarize.py counts the user's IOs: a
+ *	                 device that splits an IO counts 2 requests for it)
  *	       u64:PATH  a little-endian u64 at offset 0 of PATH (the fio
  *	                 engine's ios_file)
  *	       time      none: the window lasts MAX_MS (N is ignored) and
@@ -41,6 +44,9 @@
  *	Also sample the work-request kprobes of measure.sh's counting pass
  *	(hits of tbwr/send and tbwr/recv in kprobe_profile).
  *   quit
+ *
+ * Every window also records /proc/stat's "processes" (forks since boot) as
+ * a_/b_forks: a fork inside a window is work of no IO.
  *
  * Options: --blk NAME (the backend disk, counted as "blk"), --rxe DEV[,DEV]
  * (rxe packet counters).
@@ -76,7 +82,7 @@ struct snap_src {
 struct snap_vals {
 	uint64_t mono_ns;
 	uint64_t cpu_busy, cpu_idle, ctxt, intr;
-	uint64_t ios, blk, pkts_sent, pkts_rcvd;
+	uint64_t ios, sectors, blk, pkts_sent, pkts_rcvd, forks;
 	uint64_t wr_send, wr_recv;
 	int nkv;
 	char kv_name[SNAP_MAX_KV][SNAP_KV_NAME];
@@ -119,24 +125,30 @@ static uint64_t snap_read_u64_text(struct snap_ctx *c, int fd)
 	return strtoull(c->buf, NULL, 10);
 }
 
-/* /sys/block/X/stat: field 1 reads completed, field 5 writes completed. */
-static uint64_t snap_blk_ios(struct snap_ctx *c, int fd)
+/*
+ * /sys/block/X/stat: fields 1 and 5 reads and writes completed, 3 and 7
+ * their sectors; @sectors (if not NULL) gets fields 3 + 7.
+ */
+static uint64_t snap_blk_ios(struct snap_ctx *c, int fd, uint64_t *sectors)
 {
-	unsigned long long f[5];
+	unsigned long long f[7];
 
 	if (snap_read(c, fd) < 0 ||
-	    sscanf(c->buf, "%llu %llu %llu %llu %llu", &f[0], &f[1], &f[2],
-		   &f[3], &f[4]) != 5)
+	    sscanf(c->buf, "%llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
+		   &f[2], &f[3], &f[4], &f[5], &f[6]) != 7)
 		return 0;
+	if (sectors)
+		*sectors += f[2] + f[6];
 	return f[0] + f[4];
 }
 
-static uint64_t snap_src_ios(struct snap_ctx *c, const struct snap_src *s)
+static uint64_t snap_src_ios(struct snap_ctx *c, const struct snap_src *s,
+			     uint64_t *sectors)
 {
 	uint64_t v = 0;
 
 	if (!s->is_u64)
-		return snap_blk_ios(c, s->fd);
+		return snap_blk_ios(c, s->fd, sectors);
 	if (pread(s->fd, &v, sizeof(v), 0) != sizeof(v))
 		return 0;
 	return le64toh(v);
@@ -161,6 +173,8 @@ static void snap_proc_stat(struct snap_ctx *c, struct snap_vals *v)
 			v->ctxt = strtoull(line + 5, NULL, 10);
 		} else if (!strncmp(line, "intr ", 5)) {
 			v->intr = strtoull(line + 5, NULL, 10);
+		} else if (!strncmp(line, "processes ", 10)) {
+			v->forks = strtoull(line + 10, NULL, 10);
 		}
 	}
 }
@@ -237,9 +251,9 @@ static void snap_take(struct snap_ctx *c, const struct snap_src *src, int nsrc,
 	memset(v, 0, sizeof(*v));
 	v->mono_ns = snap_mono_ns();
 	for (i = 0; i < nsrc; i++)
-		v->ios += snap_src_ios(c, &src[i]);
+		v->ios += snap_src_ios(c, &src[i], &v->sectors);
 	if (c->blk_fd >= 0)
-		v->blk = snap_blk_ios(c, c->blk_fd);
+		v->blk = snap_blk_ios(c, c->blk_fd, NULL);
 	for (i = 0; i < c->nrxe; i++) {
 		v->pkts_sent += snap_read_u64_text(c, c->sent_fd[i]);
 		v->pkts_rcvd += snap_read_u64_text(c, c->rcvd_fd[i]);
@@ -255,9 +269,11 @@ static void snap_write_vals(FILE *f, char p, const struct snap_vals *v, int wr)
 	fprintf(f, "%c_mono_ns %" PRIu64 "\n%c_cpu_busy %" PRIu64 "\n"
 		"%c_cpu_idle %" PRIu64 "\n%c_ctxt %" PRIu64 "\n%c_intr %" PRIu64 "\n"
 		"%c_ios %" PRIu64 "\n%c_blk %" PRIu64 "\n%c_pkts %" PRIu64 "\n"
-		"%c_pkts_rcvd %" PRIu64 "\n",
+		"%c_pkts_rcvd %" PRIu64 "\n%c_sectors %" PRIu64 "\n"
+		"%c_forks %" PRIu64 "\n",
 		p, v->mono_ns, p, v->cpu_busy, p, v->cpu_idle, p, v->ctxt,
-		p, v->intr, p, v->ios, p, v->blk, p, v->pkts_sent, p, v->pkts_rcvd);
+		p, v->intr, p, v->ios, p, v->blk, p, v->pkts_sent, p, v->pkts_rcvd,
+		p, v->sectors, p, v->forks);
 	if (wr)
 		fprintf(f, "%c_wr_send %" PRIu64 "\n%c_wr_recv %" PRIu64 "\n",
 			p, v->wr_send, p, v->wr_recv);
@@ -290,7 +306,7 @@ static uint64_t snap_wait(struct snap_ctx *c, const struct snap_src *src,
 		snap_sleep_ns(next);
 		done = 0;
 		for (i = 0; i < nsrc; i++)
-			done += snap_src_ios(c, &src[i]);
+			done += snap_src_ios(c, &src[i], NULL);
 		done -= a->ios;
 		now = snap_mono_ns();
 		el = now - a->mono_ns;
@@ -356,7 +372,7 @@ static void snap_count(struct snap_ctx *c, char *args)
 			printf("err %s: %s\n", tok, strerror(-err));
 			return;
 		}
-		n += snap_src_ios(c, &src);
+		n += snap_src_ios(c, &src, NULL);
 		close(src.fd);
 	}
 	printf("ok %" PRIu64 "\n", n);

@@ -83,6 +83,41 @@ fi
 if [ $ok = 0 ]; then echo "PASS: experiments-pipeline: summarize (exact per-IO counters, software instructions)"; else
 	echo "FAIL: experiments-pipeline: summarize: rc=$rc $out"; cat "$tmp/summary.csv"; fi
 
+# The IO is fio's: a device that splits every 128 KiB IO in two counts
+# 4000 requests for 2000 IOs; its sectors (2000 x 256) give the IOs, the
+# requests per IO are reported beside (2.00), and per-IO figures divide by
+# 2000 (220 M instructions: 110 k per IO, not 55 k). Total latency
+# (lat_ns percentiles, fio --lat_percentiles=1) is preferred to clat.
+# The work-request pass in 3 runs (wr1..wr3: 18, 20, 24 WRs per user IO:
+# 9, 10, 12 k WRs over 500 IOs of sectors): median 20.
+mkdir -p "$tmp/u/icount/raw"
+cp "$run/meta.json" "$tmp/u/"
+ur=$tmp/u/icount/raw
+printf 'rnbd1 rnbd 1 min-inflight frwr always\n' >"$ur/systems.txt"
+for r in 1 2 3; do
+	c=$ur/rnbd1__seqread__128k__8__r$r
+	printf '{"jobs": [{"error": 0, "read": {"total_ios": 9, "iops": 1.0, "lat_ns": {"mean": 70000, "percentile": {"50.000000": 65000, "99.000000": 99000}}, "clat_ns": {"percentile": {"50.000000": 7000, "99.000000": 9000}}}}]}\n' >"$c.json"
+	{ snap 4000 2000000 4000; printf 'a_sectors 1000\nb_sectors %s\na_forks 5\nb_forks 5\n' $((1000 + 2000 * 256)); } >"$c.snap"
+	profile 220000000 20000000 >"$c.profile.json"
+done
+for r in 1 2 3; do
+	c=$ur/rnbd1__seqread__128k__8__wr$r
+	cp "$ur/rnbd1__seqread__128k__8__r1.json" "$c.json"
+	w=(0 9 10 12)
+	{ snap 1000 1000000 1000 $((600 * w[r] / 10 * 10)) $((400 * w[r] / 10 * 10)); printf 'a_sectors 0\nb_sectors %s\n' $((500 * 256)); } >"$c.snap"
+done
+if /usr/bin/python3 "$top/experiments/lib/summarize.py" "$tmp/u" E01-baseline icount --append "$tmp/u.csv" >/dev/null 2>&1; then
+	row=$(grep ',rnbd,seqread' "$tmp/u.csv")
+	colu() { head -1 "$tmp/u.csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+	getu() { cut -d, -f"$(colu "$1")" <<<"$row"; }
+	if [ "$(getu window_ios)" = 2000.00 ] && [ "$(getu reqs_per_io)" = 2.00 ] &&
+	   [ "$(getu sw_instr_per_io)" = 100000.00 ] && [ "$(getu io_unit)" = user ] &&
+	   [ "$(getu lat_kind)" = total ] && [ "$(getu lat_p50_us)" = 65.00 ] &&
+	   [ "$(getu wr_per_io)" = 20.00 ] && tr -d '\r' <"$tmp/u/icount/aggregate.csv" | grep -q ',3,user,total$'; then
+		echo "PASS: experiments-pipeline: per user IO (sectors / bs), requests per IO beside, total latency, WR pass over runs"
+	else echo "FAIL: experiments-pipeline: per user IO: $(head -1 "$tmp/u.csv") / $row"; fi
+else echo "FAIL: experiments-pipeline: summarize of the 128k split run failed"; fi
+
 # Summarizing the same run again replaces its rows: no duplicate cell.
 sum >/dev/null
 n=$(grep -c ',E01-baseline/icount,nvme-rdma,randread,4k,32,' "$tmp/summary.csv")
@@ -108,6 +143,46 @@ if grep -q 'randread 4k QD32 software instr/IO: rnbd [0-9]*, ibtrs-fio 2p 10[0-9
    grep -q 'Precision of this boot' <<<"$rep"; then
 	echo "PASS: experiments-pipeline: report: apart ranges beyond the spread are separated"
 else echo "FAIL: experiments-pipeline: report (apart): $rep"; fi
+
+# A second icount boot: the report adds verdicts across boots. In boot 2
+# ibtrs-fio runs 5 % higher (an across-boot spread of ~5 %) and stays
+# apart from rnbd (+180 %); rnbd drifts +3 % away from nvme-rdma (its
+# boot-2 range apart from nvme's), a difference inside the across-boot
+# spread: NOT separated.
+cp -r "$run/icount" "$run/icount2"
+for r in 1 2 3; do
+	profile $(( (40000000 + 200000000 + 200000 * r) * 105 / 100 )) 40000000 >"$run/icount2/raw/ibtrs1__randread__4k__32__r$r.profile.json"
+	profile $(( (71260000 + 2000 * r) * 103 / 100 + 40000000 )) 40000000 >"$run/icount2/raw/rnbd1__randread__4k__32__r$r.profile.json"
+done
+# rnbd2 vs ibtrs2 (QD1): within each boot a 1.5 % and a 0.4 % gap with
+# spreads of 0.01 %, every run apart; but rnbd2 moved 1.2 % between the
+# boots, more than the 0.9 % gap of the boot medians: NOT separated.
+printf 'rnbd2 rnbd 2 min-inflight frwr always\nibtrs2 ibtrs-fio 2 round-robin mw remote\n' |
+	tee -a "$raw/systems.txt" >>"$run/icount2/raw/systems.txt"
+for r in 1 2 3; do
+	for b in "icount 100000 101500" "icount2 101200 101600"; do
+		set -- $b
+		for sv in "rnbd2 $2" "ibtrs2 $3"; do
+			set -- $1 $sv
+			c=$run/$1/raw/$2__randread__4k__1__r$r
+			fio_json 20000 >"$c.json"
+			snap 2000 2000000 2000 >"$c.snap"
+			profile $(( 2000 * ($3 + r) + 40000000 )) 40000000 >"$c.profile.json"
+		done
+	done
+done
+rm -f "$run/icount/aggregate.csv" "$run/icount2/aggregate.csv"
+/usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E01-baseline icount >/dev/null 2>&1
+/usr/bin/python3 "$top/experiments/lib/summarize.py" "$run" E01-baseline icount2 >/dev/null 2>&1
+rep=$(/usr/bin/python3 "$top/experiments/lib/report.py" "$run/" 2>&1)
+if grep -q '^## Across the 2 icount boots (icount, icount2)' <<<"$rep" &&
+   grep -q 'randread 4k QD32 software instr/IO: rnbd [0-9]*, ibtrs-fio 2p [0-9]*: +[0-9.]* % (largest spread [0-9.]* %; 6 and 6 runs over 2 boots) -> separated' <<<"$rep" &&
+   grep -q 'randread 4k QD32 software instr/IO: nvme-rdma 35000, rnbd [0-9]*: +[0-9.]* % .*over 2 boots) -> NOT separated' <<<"$rep" &&
+   grep -q 'randread 4k QD1 software instr/IO: rnbd 2p 1006[0-9]*, ibtrs-fio 2p 1015[0-9]*: +0.9 % (largest spread 1.19 %; 6 and 6 runs over 2 boots) -> NOT separated' <<<"$rep" &&
+   sed -n '/^## icount boot/,/^## icount2 boot/p' <<<"$rep" | grep -q 'randread 4k QD1 software instr/IO: rnbd 2p [0-9]*, ibtrs-fio 2p [0-9]*: +1.5 % .* -> separated' &&
+   grep -q '^## icount2 boot' <<<"$rep"; then
+	echo "PASS: experiments-pipeline: report: verdicts across boots"
+else echo "FAIL: experiments-pipeline: report across boots: $(grep -A30 'Across' <<<"$rep")"; fi
 
 # plot.py draws the primary figure from the run.
 if /usr/bin/python3 "$top/plots/plot.py" --results "$tmp" --out "$tmp/out" >/dev/null 2>&1 &&
