@@ -96,7 +96,7 @@ for ((run = 1; run <= E01_RUNS; run++)); do
 		for s in $order; do
 			k=$((k + 1))
 			tb_log "[$phase $k/$ncells] run $run $s $wname bs=$bs qd=$qd"
-			ex_cell "${s}__${wname}__${bs}__${qd}__r${run}" "$s" "$rw" "$bs" "$qd" \
+			ex_cell_clean "${s}__${wname}__${bs}__${qd}__r${run}" "$s" "$rw" "$bs" "$qd" \
 				"$ramp" "$(_win_ios "$bs" "$qd")" "$maxms" ||
 				_cell_failed "${s}__${wname}__${bs}__${qd}__r${run}"
 		done
@@ -112,7 +112,7 @@ if [ "$phase" = icount ] && ex_wr_count_on; then
 			case $s in nullblk | ibtrs* | fio_rdma) continue ;; esac
 			for ((run = 1; run <= ${E01_WR_RUNS:-1}; run++)); do
 				tb_log "[wr count $run] $s $wname"
-				ex_cell "${s}__${wname}__${bs}__${qd}__wr$run" "$s" "$rw" "$bs" "$qd" 100 \
+				ex_cell_clean "${s}__${wname}__${bs}__${qd}__wr$run" "$s" "$rw" "$bs" "$qd" 100 \
 					"$(_win_ios "$bs" "$qd" "$E01_WR_WINDOW_IOS")" "$maxms" ||
 					_cell_failed "${s}__${wname}__${bs}__${qd}__wr$run"
 			done

@@ -153,5 +153,32 @@ ex_cell() {
 		rc=1
 	fi
 	if declare -F "sys_${sys}_post" >/dev/null; then sys_${sys}_post; fi
+	# A window with a fork in it (fio or a daemon starting a process, a new
+	# kworker) measured work of no IO: status 3, the caller may repeat it.
+	if [ $rc = 0 ] && [ -e "$EX_RAW/$cell.snap" ]; then
+		local forks
+		forks=$(awk '$1 == "a_forks" { a = $2 } $1 == "b_forks" { b = $2 } END { print b - a }' \
+			"$EX_RAW/$cell.snap")
+		if [ "${forks:-0}" != 0 ]; then
+			echo "experiment: $cell: $forks fork(s) inside the window: not clean"
+			rc=3
+		fi
+	fi
 	return $rc
+}
+
+# ex_cell_clean ARGS...: ex_cell, repeated up to EX_CLEAN_TRIES times (3)
+# while its window is not clean (status 3); the unclean tries' files are
+# kept as <cell>.*.unclean<N>. Status: ex_cell's last.
+ex_cell_clean() {
+	local cell=$1 try rc f
+	for ((try = 1; ; try++)); do
+		ex_cell "$@"
+		rc=$?
+		[ $rc = 3 ] && [ "$try" -lt "${EX_CLEAN_TRIES:-3}" ] || return $rc
+		for f in "$EX_RAW/$cell".*; do
+			[[ $f == *.unclean* ]] || mv "$f" "$f.unclean$try"
+		done
+		echo "experiment: $cell: repeating (try $((try + 1)))"
+	done
 }
