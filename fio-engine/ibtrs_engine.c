@@ -53,8 +53,12 @@ struct fio_ibtrs_data {
  * The ios_file option: a shared mapping of one page holding the number of
  * completed io_us, so a measurement tool can sample the IO count at the
  * same instant as its other counters (fio's own counts are per job and
- * only reported at the end).
+ * only reported at the end). Job k of a numjobs group counts in the k-th
+ * little-endian u64 (IBTRS_IOS_SLOTS of them): readers sum the slots. The
+ * file is not truncated (a job that starts later must not zero the others'
+ * counts); the harness removes it before a job group.
  */
+#define IBTRS_IOS_SLOTS 64
 static int fio_ibtrs_map_ios_file(struct thread_data *td,
 				  struct fio_ibtrs_data *ld)
 {
@@ -65,7 +69,12 @@ static int fio_ibtrs_map_ios_file(struct thread_data *td,
 
 	if (!o->ios_file || !*o->ios_file)
 		return 0;
-	fd = open(o->ios_file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (td->subjob_number >= IBTRS_IOS_SLOTS) {
+		log_err("ibtrs: ios_file %s: job %u of a group: at most %d jobs count\n",
+			o->ios_file, td->subjob_number, IBTRS_IOS_SLOTS);
+		return 1;
+	}
+	fd = open(o->ios_file, O_RDWR | O_CREAT, 0644);
 	if (fd < 0 || ftruncate(fd, pg)) {
 		log_err("ibtrs: ios_file %s: %s\n", o->ios_file, strerror(errno));
 		if (fd >= 0)
@@ -78,7 +87,8 @@ static int fio_ibtrs_map_ios_file(struct thread_data *td,
 		log_err("ibtrs: ios_file %s: mmap: %s\n", o->ios_file, strerror(errno));
 		return 1;
 	}
-	ld->ios_done = p;
+	ld->ios_done = (volatile uint64_t *)p + td->subjob_number;
+	*ld->ios_done = 0;
 	return 0;
 }
 
@@ -334,7 +344,8 @@ static void fio_ibtrs_cleanup(struct thread_data *td)
 		fio_ibtrs_report(ld);
 	ibnbd_clt_destroy(ld->clt);
 	if (ld->ios_done)
-		munmap((void *)ld->ios_done, sysconf(_SC_PAGESIZE));
+		munmap((void *)(ld->ios_done - ld->td->subjob_number),
+		       sysconf(_SC_PAGESIZE));
 	free(ld->events);
 	free(ld);
 	td->io_ops_data = NULL;

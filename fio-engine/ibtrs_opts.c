@@ -162,7 +162,7 @@ struct fio_option fio_ibtrs_options[] = {
 		.lname	= "Completed-IO counter file",
 		.type	= FIO_OPT_STR_STORE,
 		.off1	= offsetof(struct fio_ibtrs_options, ios_file),
-		.help	= "Keep a live count of completed IOs in this file (a little-endian u64 at offset 0, shared mapping) for measurement tools that sample it",
+		.help	= "Keep a live count of completed IOs in this file (shared mapping; a little-endian u64 per job of a numjobs group, job k at offset 8k; readers sum them) for measurement tools that sample it",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},

@@ -20,9 +20,11 @@ EX_TIME_WINDOW_MS=$E01_TIME_WINDOW_MS
 if [ "$phase" = icount ]; then
 	systems=$E01_SYSTEMS
 	workloads=$E01_WORKLOADS ramp=$E01_ICOUNT_RAMP_MS maxms=$E01_ICOUNT_MAX_MS
+	runs=$E01_RUNS winios=$E01_WINDOW_IOS
 else
 	systems=$E01_MTTCG_SYSTEMS
 	workloads=$E01_MTTCG_WORKLOADS ramp=$E01_MTTCG_RAMP_MS maxms=$E01_MTTCG_MAX_MS
+	runs=${E01_MTTCG_RUNS:-$E01_RUNS} winios=${E01_MTTCG_WINDOW_IOS:-$E01_WINDOW_IOS}
 fi
 # IOs per window for a workload: "bs:qd:ios ..." entries of $3 (default
 # E01_WINDOW_IOS); a lone number (older settings) applies to every workload.
@@ -86,18 +88,18 @@ _cell_failed() {
 }
 set -- $systems
 nsys=$#
-ncells=$(( $(echo $workloads | wc -w) * nsys * E01_RUNS ))
+ncells=$(( $(echo $workloads | wc -w) * nsys * runs ))
 k=0
-for ((run = 1; run <= E01_RUNS; run++)); do
+for ((run = 1; run <= runs; run++)); do
 	order=$systems
 	[ $((run % 2)) = 0 ] && order=$(echo $systems | tr ' ' '\n' | tac | tr '\n' ' ')
 	for w in $workloads; do
-		IFS=: read -r wname rw bs qd <<<"$w"
+		IFS=: read -r wname rw bs qd jobs <<<"$w"
 		for s in $order; do
 			k=$((k + 1))
 			tb_log "[$phase $k/$ncells] run $run $s $wname bs=$bs qd=$qd"
 			ex_cell_clean "${s}__${wname}__${bs}__${qd}__r${run}" "$s" "$rw" "$bs" "$qd" \
-				"$ramp" "$(_win_ios "$bs" "$qd")" "$maxms" ||
+				"$ramp" "$(_win_ios "$bs" "$qd" "$winios")" "$maxms" "${jobs:-1}" ||
 				_cell_failed "${s}__${wname}__${bs}__${qd}__r${run}"
 		done
 	done
@@ -105,7 +107,7 @@ done
 
 if [ "$phase" = icount ] && ex_wr_count_on; then
 	for w in $workloads; do
-		IFS=: read -r wname rw bs qd <<<"$w"
+		IFS=: read -r wname rw bs qd jobs <<<"$w"
 		[ "$bs" = 4k ] || continue	# WRs per IO: the 4k workloads suffice
 		for s in $systems; do
 			# kprobes see kernel QPs only: skip local and userspace systems
@@ -113,7 +115,7 @@ if [ "$phase" = icount ] && ex_wr_count_on; then
 			for ((run = 1; run <= ${E01_WR_RUNS:-1}; run++)); do
 				tb_log "[wr count $run] $s $wname"
 				ex_cell_clean "${s}__${wname}__${bs}__${qd}__wr$run" "$s" "$rw" "$bs" "$qd" 100 \
-					"$(_win_ios "$bs" "$qd" "$E01_WR_WINDOW_IOS")" "$maxms" ||
+					"$(_win_ios "$bs" "$qd" "$E01_WR_WINDOW_IOS")" "$maxms" "${jobs:-1}" ||
 					_cell_failed "${s}__${wname}__${bs}__${qd}__wr$run"
 			done
 		done

@@ -66,7 +66,9 @@ _ex_snap_cmd() {	# _ex_snap_cmd LINE -> _ex_reply; status 0 on "ok ..."
 	[[ $_ex_reply == ok* ]]
 }
 
-# ex_cell CELL SYSTEM RW BS QD RAMP_MS WINDOW_IOS MAX_MS
+# ex_cell CELL SYSTEM RW BS QD RAMP_MS WINDOW_IOS MAX_MS [JOBS]
+# JOBS (default 1): fio's numjobs, each at QD (group_reporting: one JSON
+# job for the group); the window counts the IOs of all of them.
 # The window opens RAMP_MS after the first IO and closes once the system's
 # IO source counted WINDOW_IOS IOs (MAX_MS of guest time at most; a window
 # short of its IOs fails the cell). A system says where its IOs are counted
@@ -88,7 +90,7 @@ _ex_progress() {	# sets _prog: a counter that grows while IO flows
 }
 
 ex_cell() {
-	local cell=$1 sys=$2 rw=$3 bs=$4 qd=$5 ramp=$6 nios=$7 maxms=$8
+	local cell=$1 sys=$2 rw=$3 bs=$4 qd=$5 ramp=$6 nios=$7 maxms=$8 jobs=${9:-1}
 	local t fpid fioargs rwarg=$rw rc=0 src extra=()
 	if declare -F "sys_${sys}_pre" >/dev/null; then sys_${sys}_pre "$rw" "$bs" "$qd" || return 1; fi
 	fioargs=$(sys_${sys}_fio "$rw" "$bs" "$qd")
@@ -99,7 +101,7 @@ ex_cell() {
 	# job and writes its JSON); the runtime is only a backstop.
 	# shellcheck disable=SC2086
 	fio $fioargs "${extra[@]}" --name=cell --rw="$rwarg" --bs="$bs" --iodepth="$qd" \
-		--numjobs=1 --time_based --ramp_time="${ramp}ms" --lat_percentiles=1 \
+		--numjobs="$jobs" --group_reporting --time_based --ramp_time="${ramp}ms" --lat_percentiles=1 \
 		--runtime=$(((ramp + maxms) / 1000 + 60))s --norandommap --randrepeat=0 \
 		--output-format=json --output="$EX_RAW/$cell.json" >/dev/null 2>"$EX_RAW/$cell.err" &
 	fpid=$!
@@ -130,6 +132,7 @@ ex_cell() {
 	else
 		_ex_snap_cmd "window $EX_RAW/$cell.snap $nios $maxms $src"
 	fi
+	[[ $_ex_reply == ok* ]] && echo "jobs $jobs" >>"$EX_RAW/$cell.snap"
 	if [[ $_ex_reply != ok* ]]; then
 		echo "experiment: $cell: $_ex_reply"
 		rc=1

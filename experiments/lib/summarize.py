@@ -128,6 +128,7 @@ def cell_row(raw, base, bs, mode):
             m["io_unit"] = "user"
         else:
             m["io_unit"] = "user"	# the engine's ios_file: fio's IOs
+    m["jobs"] = int(s.get("jobs", 1))
     if "b_forks" in s:
         m["forks"] = s["b_forks"] - s["a_forks"]
     if ios <= 0:
@@ -365,7 +366,8 @@ def main():
             w.writerow(row)
             system, workload, bs, qd = key
             desc = systems.get(system, {"system": system, "paths": "1"})
-            r = {"workload": workload, "bs": bs, "iodepth": qd, "jobs": 1,
+            r = {"workload": workload, "bs": bs, "iodepth": qd,
+                 "jobs": int(statistics.median(m.get("jobs", 1) for _, m in runs)),
                  "runs": len(runs), "wr_per_io": wr_med,
                  "window_ios": agg["ios"][0], "ios_exact": agg["ios_exact"][1]}
             r.update(desc)

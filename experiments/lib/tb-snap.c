@@ -18,8 +18,9 @@
  *	                 (requests; their sectors are written as a_/b_sectors,
  *	                 from which summarize.py counts the user's IOs: a
  *	                 device that splits an IO counts 2 requests for it)
- *	       u64:PATH  a little-endian u64 at offset 0 of PATH (the fio
- *	                 engine's ios_file)
+ *	       u64:PATH  the sum of the little-endian u64s in the first
+ *	                 SNAP_U64_SLOTS slots of PATH (the fio engine's
+ *	                 ios_file: one slot per job of a numjobs group)
  *	       time      none: the window lasts MAX_MS (N is ignored) and
  *	                 the caller counts IOs some other way
  *	       kv:PATH   not an IO source: a counter file sampled with the
@@ -73,6 +74,7 @@
 #define SNAP_BUF	65536
 #define SNAP_MAX_KV	32	/* distinct keys of kv: files */
 #define SNAP_KV_NAME	32
+#define SNAP_U64_SLOTS	64	/* u64: sources: the fio engine's IBTRS_IOS_SLOTS */
 
 struct snap_src {
 	int fd;
@@ -145,13 +147,17 @@ static uint64_t snap_blk_ios(struct snap_ctx *c, int fd, uint64_t *sectors)
 static uint64_t snap_src_ios(struct snap_ctx *c, const struct snap_src *s,
 			     uint64_t *sectors)
 {
-	uint64_t v = 0;
+	uint64_t v[SNAP_U64_SLOTS], sum = 0;
+	ssize_t n;
 
 	if (!s->is_u64)
 		return snap_blk_ios(c, s->fd, sectors);
-	if (pread(s->fd, &v, sizeof(v), 0) != sizeof(v))
+	n = pread(s->fd, v, sizeof(v), 0);
+	if (n < (ssize_t)sizeof(v[0]))
 		return 0;
-	return le64toh(v);
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof(v[0]); i++)
+		sum += le64toh(v[i]);
+	return sum;
 }
 
 static void snap_proc_stat(struct snap_ctx *c, struct snap_vals *v)
