@@ -23,13 +23,21 @@ dump_kallsyms() {
 	local out=$1
 
 	[ "$(id -u)" = 0 ] || die "kallsyms needs root (addresses read as 0 otherwise)"
-	cat /proc/kallsyms >"$out.tmp"
+	# Copied into the guest's /tmp first: /proc/kallsyms comes a page per
+	# read, and one 9p write per page to $TB_OUT left the guest idle in
+	# thousands of round trips, each of which an icount boot (sleep=off)
+	# jumps over to its next timer, so under host load the dump alone ran
+	# past a 120 s guest timeout. From /tmp, cat writes 128 KiB at a time.
+	local tmp
+	tmp=$(mktemp /tmp/kallsyms.XXXXXX)
+	cat /proc/kallsyms >"$tmp"
 	# kptr_restrict can zero the addresses even for root. Per-CPU
 	# variables come first and are 0-based anyway: look at text symbols.
-	if awk '$2 ~ /^[Tt]$/ { nz = $1 !~ /^0+$/; exit } END { exit !nz }' "$out.tmp"; then
-		mv "$out.tmp" "$out"
+	if awk '$2 ~ /^[Tt]$/ { nz = $1 !~ /^0+$/; exit } END { exit !nz }' "$tmp"; then
+		cat "$tmp" >"$out.tmp" && mv "$out.tmp" "$out"
+		rm -f "$tmp"
 	else
-		rm -f "$out.tmp"
+		rm -f "$tmp"
 		die "/proc/kallsyms shows no addresses (kernel.kptr_restrict=$(cat /proc/sys/kernel/kptr_restrict))"
 	fi
 }

@@ -15,9 +15,21 @@ for ((i = 1; i <= TB_PATHS; i++)); do
 	for d in $TB_RXE_DEVS; do before[$d]=$(sent $d); done
 	rping -s -a "$srv" -C 20 -S 4096 >/tmp/rping-s$i.log 2>&1 &
 	spid=$!
-	sleep 0.5
-	if ! timeout 60 rping -c -a "$srv" -I "$clt" -C 20 -V -S 4096 >/tmp/rping-c$i.log 2>&1; then
+	# The server listens once it has started (0.5 s was not always enough
+	# on a loaded host: the connect was rejected, and the server then
+	# waited for ever): a rejected connect is tried again, for 20 s.
+	ok=0
+	for ((try = 0; try < 40; try++)); do
+		sleep 0.5
+		if timeout 60 rping -c -a "$srv" -I "$clt" -C 20 -V -S 4096 >/tmp/rping-c$i.log 2>&1; then
+			ok=1
+			break
+		fi
+		grep -q REJECTED /tmp/rping-c$i.log && kill -0 $spid 2>/dev/null || break
+	done
+	if [ $ok = 0 ]; then
 		echo "path $i: rping failed"; cat /tmp/rping-c$i.log; fail=1
+		kill $spid 2>/dev/null
 	fi
 	wait $spid || { echo "path $i: rping server failed"; fail=1; }
 	own=$(tb_nth $i "$TB_RXE_DEVS")

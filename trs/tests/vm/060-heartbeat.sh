@@ -108,10 +108,11 @@ if [ -n "$det_all" ]; then
 		{ echo "FAIL: heartbeat failure after only $det_first s"; fail=1; }
 fi
 # The stop took effect (no IO completed while stopped), and IO resumed.
+# (t + 0: substr() gives a string, and "10.3" > "9.268" is false as strings)
 zero=$(grep '^progress' "$log" | awk -v a="$stop_rel" -v b="$cont_rel" \
-	'{ t = substr($2, 3) } t > a + 1.5 && t <= b && $4 == "iops=0"' | wc -l)
+	'{ t = substr($2, 3) + 0 } t > a + 1.5 && t <= b && $4 == "iops=0"' | wc -l)
 resumed=$(grep '^progress' "$log" | awk -v b="$cont_rel" \
-	'{ t = substr($2, 3) } t > b && $4 != "iops=0" { print t; exit }')
+	'{ t = substr($2, 3) + 0 } t > b && $4 != "iops=0" { print t; exit }')
 echo "progress lines without IO while stopped: $zero; first with IO after" \
 	"the continue: t=${resumed:-none} (continue at $cont_rel)"
 [ "$zero" -ge 1 ] || { echo "FAIL: IO went on while the server was stopped"; fail=1; }
