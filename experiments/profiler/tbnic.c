@@ -13,6 +13,8 @@
  * symbol's), and writes FILE:
  *
  *   N <start> <end>      code whose component is "nic" (merged ranges)
+ *   H <start> <end>      code of a shared-helper component ("shared COMP"
+ *                        lines of components.conf: kernel-lib, ...)
  *   I <addr> <name>      interrupt, exception and syscall entries
  *   S <addr> <name>      softirq processing (__do_softirq)
  *   X <addr> <name>      the context switch (__switch_to_asm)
@@ -57,6 +59,9 @@ struct range {
 
 static struct rule *rules;
 static size_t n_rules;
+/* "shared COMPONENT" lines: components whose code is a shared helper */
+static char *shared[32];
+static int n_shared;
 
 static void die(const char *fmt, const char *arg)
 {
@@ -84,6 +89,13 @@ static void read_rules(const char *path)
 
 		if (h)
 			*h = 0;
+		if (sscanf(line, "%31s %511s %127s", kind, pat, comp) == 2 &&
+		    !strcmp(kind, "shared")) {
+			if (n_shared == (int)(sizeof(shared) / sizeof(shared[0])))
+				die("too many shared components in %s", path);
+			shared[n_shared++] = strdup(pat);
+			continue;
+		}
 		if (sscanf(line, "%31s %511s %127s", kind, pat, comp) != 3)
 			continue;
 		if (n_rules == cap) {
@@ -129,6 +141,16 @@ static const char *user_comp(const char *path)
 	return "other";
 }
 
+static int is_shared(const char *comp)
+{
+	int i;
+
+	for (i = 0; i < n_shared; i++)
+		if (!strcmp(comp, shared[i]))
+			return 1;
+	return 0;
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
@@ -147,22 +169,42 @@ static int cmp_range(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static struct range *ranges;
-static size_t n_ranges, cap_ranges;
+struct rset {
+	struct range *r;
+	size_t n, cap;
+};
 
-static void add_range(uint64_t s, uint64_t e)
+static struct rset nic_set, help_set;
+
+static void add_range(struct rset *rs, uint64_t s, uint64_t e)
 {
 	if (e <= s)
 		return;
-	if (n_ranges == cap_ranges) {
-		cap_ranges = cap_ranges ? cap_ranges * 2 : 4096;
-		ranges = realloc(ranges, cap_ranges * sizeof(*ranges));
-		if (!ranges)
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 4096;
+		rs->r = realloc(rs->r, rs->cap * sizeof(*rs->r));
+		if (!rs->r)
 			die("%s", "out of memory");
 	}
-	ranges[n_ranges].start = s;
-	ranges[n_ranges].end = e;
-	n_ranges++;
+	rs->r[rs->n].start = s;
+	rs->r[rs->n].end = e;
+	rs->n++;
+}
+
+/* Writes @rs sorted and merged as "<kind> <start> <end>" lines. */
+static void write_set(FILE *o, struct rset *rs, char kind)
+{
+	size_t i;
+
+	qsort(rs->r, rs->n, sizeof(*rs->r), cmp_range);
+	for (i = 0; i < rs->n;) {
+		uint64_t s = rs->r[i].start, e = rs->r[i].end;
+
+		for (i++; i < rs->n && rs->r[i].start <= e; i++)
+			if (rs->r[i].end > e)
+				e = rs->r[i].end;
+		fprintf(o, "%c %llx %llx\n", kind, (unsigned long long)s, (unsigned long long)e);
+	}
 }
 
 static const char *point_kind(const char *name, const char *mod)
@@ -192,7 +234,7 @@ int main(int argc, char **argv)
 	char rules_buf[PATH_MAX + 64], line[1024], tmp[PATH_MAX + 8];
 	const char *rules_path = NULL;
 	struct sym *syms = NULL;
-	size_t n_syms = 0, cap = 0, i, n_nic_syms = 0, n_points = 0;
+	size_t n_syms = 0, cap = 0, i, n_nic_syms = 0, n_help_syms = 0, n_points = 0;
 	long pids[64];
 	int n_pids = 0, conf = 1;
 	FILE *f, *o;
@@ -271,8 +313,9 @@ int main(int argc, char **argv)
 		die("cannot write %s", tmp);
 	fprintf(o, "# tbnic: %s, rules %s\n", ks_path, rules_path);
 	for (i = 0; i < n_syms; i++) {
-		const char *pk;
+		const char *pk, *comp;
 		uint64_t end, gap;
+		int nic;
 
 		/* Symbols at the same address: the last in sort order names it (attribute.py). */
 		if (i + 1 < n_syms && syms[i + 1].addr == syms[i].addr)
@@ -282,14 +325,19 @@ int main(int argc, char **argv)
 			fprintf(o, "%s %llx %s\n", pk, (unsigned long long)syms[i].addr, syms[i].name);
 			n_points++;
 		}
-		if (strcmp(kernel_comp(syms[i].name, syms[i].mod), "nic"))
+		comp = kernel_comp(syms[i].name, syms[i].mod);
+		nic = !strcmp(comp, "nic");
+		if (!nic && !is_shared(comp))
 			continue;
 		gap = i + 1 < n_syms ? KSYM_MAX_GAP : KSYM_LAST_GAP;
 		end = i + 1 < n_syms ? syms[i + 1].addr : syms[i].addr + gap;
 		if (end - syms[i].addr > gap)
 			end = syms[i].addr + gap;
-		add_range(syms[i].addr, end);
-		n_nic_syms++;
+		add_range(nic ? &nic_set : &help_set, syms[i].addr, end);
+		if (nic)
+			n_nic_syms++;
+		else
+			n_help_syms++;
 	}
 	/* aliases at one address: a point under any of their names */
 	for (i = 0; i + 1 < n_syms; i++) {
@@ -319,24 +367,21 @@ int main(int argc, char **argv)
 			if (!strchr(perm, 'x') || path[0] != '/')
 				continue;
 			if (!strcmp(user_comp(path), "nic")) {
-				add_range(s, e);
+				add_range(&nic_set, s, e);
 				fprintf(o, "# user nic: %llx-%llx %s\n", s, e, path);
+			} else if (is_shared(user_comp(path))) {
+				add_range(&help_set, s, e);
+				fprintf(o, "# user shared: %llx-%llx %s\n", s, e, path);
 			}
 		}
 		fclose(f);
 	}
-	qsort(ranges, n_ranges, sizeof(*ranges), cmp_range);
-	for (i = 0; i < n_ranges;) {
-		uint64_t s = ranges[i].start, e = ranges[i].end;
-
-		for (i++; i < n_ranges && ranges[i].start <= e; i++)
-			if (ranges[i].end > e)
-				e = ranges[i].end;
-		fprintf(o, "N %llx %llx\n", (unsigned long long)s, (unsigned long long)e);
-	}
+	write_set(o, &nic_set, 'N');
+	write_set(o, &help_set, 'H');
 	if (fclose(o) || rename(tmp, out_path))
 		die("cannot write %s", out_path);
-	fprintf(stderr, "tbnic: %zu NIC symbols, %zu entry points -> %s\n", n_nic_syms, n_points, out_path);
+	fprintf(stderr, "tbnic: %zu NIC symbols, %zu shared-helper symbols, %zu entry points -> %s\n",
+		n_nic_syms, n_help_syms, n_points, out_path);
 	if (conf)
 		tbmark_conf();
 	return 0;

@@ -122,6 +122,7 @@ struct delta {
 #define K_SENTRY	0x10u	/* starts at a softirq function (__do_softirq) */
 #define K_SWITCH	0x20u	/* starts at the context switch (__switch_to_asm) */
 #define K_NIC		0x40u	/* inside a NIC range */
+#define K_HELP		0x80u	/* inside a shared-helper range */
 #define K_CB (K_CALL | K_RET | K_IRET | K_IENTRY | K_SENTRY | K_SWITCH)
 
 struct cbinfo {
@@ -159,8 +160,8 @@ struct point {
 	uint32_t flag;		/* K_IENTRY, K_SENTRY or K_SWITCH */
 };
 
-static struct range *nic_ranges;
-static size_t n_nic;
+static struct range *nic_ranges, *help_ranges;
+static size_t n_nic, n_help;
 static struct point *points;
 static size_t n_points;
 
@@ -201,7 +202,7 @@ static unsigned int nlog;
 static struct {
 	uint64_t episodes, committed, called;
 	uint64_t ab_switch, ab_depth, ab_log, ab_long, ab_iret, ab_ctx, ab_edge;
-	uint64_t discarded_insns, pushes;
+	uint64_t discarded_insns, pushes, owner;
 	uint64_t g_start;
 } st;
 
@@ -364,7 +365,7 @@ static void credit(struct ctx *c, struct cbinfo *ci, uint64_t n)
 {
 	if (!c->open || !n)
 		return;
-	if (ci->flags & K_NIC)
+	if (!(ci->flags & K_HELP))
 		return;
 	c->ep_insns += n;
 	if (c->ep_insns > EP_MAX_INSNS) {
@@ -470,6 +471,17 @@ static void on_cb(unsigned int vcpu, void *udata)
 		if (c->open)
 			c->pend[c->depth] += delta - ci->n;
 		c = push_ctx(f & K_IENTRY ? CTX_IRQ : CTX_FUNC);
+	} else if (c->open && !(f & (K_NIC | K_HELP | K_IRET))) {
+		/*
+		 * The episode's NIC code (or a helper it called) called
+		 * software that is neither NIC nor a shared helper: a
+		 * completion handler, a wake-up. That function and all it
+		 * calls stay software: a context of its own (depth 0: this
+		 * function), popped by its ret.
+		 */
+		c->pend[c->depth] = 0;
+		st.owner++;
+		c = push_ctx(CTX_FUNC);
 	} else if (c->open) {
 		uint64_t n = delta + c->pend[c->depth];
 
@@ -514,16 +526,16 @@ static int cmp_point(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int in_nic(uint64_t a)
+static int in_ranges(const struct range *r, size_t n, uint64_t a)
 {
-	size_t lo = 0, hi = n_nic;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (nic_ranges[mid].end <= a)
+		if (r[mid].end <= a)
 			lo = mid + 1;
-		else if (nic_ranges[mid].start > a)
+		else if (r[mid].start > a)
 			hi = mid;
 		else
 			return 1;
@@ -549,7 +561,8 @@ static uint32_t point_flag(uint64_t a)
 }
 
 /*
- * Reads nic_path: "N <start> <end> [name]" NIC code, "I <addr>" interrupt,
+ * Reads nic_path: "N <start> <end>" NIC code, "H <start> <end>" shared
+ * helpers (the only code credited as NIC-called), "I <addr>" interrupt,
  * exception and syscall entries, "S <addr>" softirq functions, "X <addr>"
  * context switch (hex addresses). Caller holds lock. Returns 0 or -errno.
  */
@@ -557,8 +570,8 @@ static int load_ranges(void)
 {
 	FILE *f = fopen(nic_path, "r");
 	char line[512];
-	size_t cap_r = 0, cap_p = 0, nr = 0, np = 0;
-	struct range *r = NULL;
+	size_t cap_r = 0, cap_h = 0, cap_p = 0, nr = 0, nh = 0, np = 0;
+	struct range *r = NULL, *h = NULL;
 	struct point *p = NULL;
 
 	if (!f)
@@ -577,6 +590,16 @@ static int load_ranges(void)
 			r[nr].start = a;
 			r[nr].end = b;
 			nr++;
+		} else if (sscanf(line, " %c %llx %llx", &k, &a, &b) == 3 && k == 'H') {
+			if (nh == cap_h) {
+				cap_h = cap_h ? cap_h * 2 : 4096;
+				h = realloc(h, cap_h * sizeof(*h));
+				if (!h)
+					goto nomem;
+			}
+			h[nh].start = a;
+			h[nh].end = b;
+			nh++;
 		} else if (sscanf(line, " %c %llx", &k, &a) == 2 &&
 			   (k == 'I' || k == 'S' || k == 'X')) {
 			if (np == cap_p) {
@@ -592,11 +615,15 @@ static int load_ranges(void)
 	}
 	fclose(f);
 	qsort(r, nr, sizeof(*r), cmp_range);
+	qsort(h, nh, sizeof(*h), cmp_range);
 	qsort(p, np, sizeof(*p), cmp_point);
 	free(nic_ranges);
+	free(help_ranges);
 	free(points);
 	nic_ranges = r;
 	n_nic = nr;
+	help_ranges = h;
+	n_help = nh;
 	points = p;
 	n_points = np;
 	ranges_loaded = 1;
@@ -605,6 +632,7 @@ static int load_ranges(void)
 nomem:
 	fclose(f);
 	free(r);
+	free(h);
 	free(p);
 	return -ENOMEM;
 }
@@ -694,15 +722,15 @@ static void write_window(void)
 			if (sum)
 				fprintf(out, "C %" PRIx64 " %" PRIu64 "\n", d[i].vaddr, sum);
 		}
-		fprintf(out, "S %lu ranges=%zu points=%zu gen=%lu g=%" PRIu64
+		fprintf(out, "S %lu ranges=%zu helpers=%zu points=%zu gen=%lu g=%" PRIu64
 			" episodes=%" PRIu64 " committed=%" PRIu64 " called=%" PRIu64
-			" discarded=%" PRIu64 " pushes=%" PRIu64
+			" discarded=%" PRIu64 " pushes=%" PRIu64 " owner=%" PRIu64
 			" ab_switch=%" PRIu64 " ab_depth=%" PRIu64 " ab_log=%" PRIu64
 			" ab_long=%" PRIu64 " ab_iret=%" PRIu64 " ab_ctx=%" PRIu64
 			" ab_edge=%" PRIu64 "\n",
-			window_no, n_nic, n_points, ranges_gen, g - st.g_start,
+			window_no, n_nic, n_help, n_points, ranges_gen, g - st.g_start,
 			st.episodes, st.committed, st.called, st.discarded_insns,
-			st.pushes, st.ab_switch, st.ab_depth, st.ab_log,
+			st.pushes, st.owner, st.ab_switch, st.ab_depth, st.ab_log,
 			st.ab_long, st.ab_iret, st.ab_ctx, st.ab_edge);
 	}
 	fprintf(out, "E %lu\n", window_no);
@@ -741,8 +769,8 @@ static void on_marker(unsigned int vcpu, void *udata)
 			if (err) {
 				fprintf(out, "# conf: %s: %s\n", nic_path, strerror(-err));
 			} else {
-				fprintf(out, "# conf %lu: %zu NIC ranges, %zu entry points from %s\n",
-					ranges_gen, n_nic, n_points, nic_path);
+				fprintf(out, "# conf %lu: %zu NIC ranges, %zu helper ranges, %zu entry points from %s\n",
+					ranges_gen, n_nic, n_help, n_points, nic_path);
 				abort_all(&st.ab_edge);
 				/* retranslate everything with the new ranges */
 				qemu_plugin_reset(plugin_id, on_reset);
@@ -835,8 +863,10 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 		f |= point_flag(vaddr);
 		if (f & K_CB) {
-			if (in_nic(vaddr))
+			if (in_ranges(nic_ranges, n_nic, vaddr))
 				f |= K_NIC;
+			else if (in_ranges(help_ranges, n_help, vaddr))
+				f |= K_HELP;
 			ci = get_cbinfo(t, f);
 		}
 	}
