@@ -13,7 +13,10 @@ n=${1:-50000000}
 ni=${CALLSPLIT_NIC_ITERS:-3000000} si=${CALLSPLIT_SW_ITERS:-2000000} len=${CALLSPLIT_LEN:-65536}
 "$here/guest-dump.sh" kallsyms "$TB_OUT/kallsyms"
 "$top/build/profiler/busyloop" "$n" "$here/guest-dump.sh maps $TB_OUT/maps.0" | tee "$TB_OUT/busyloop.out"
-{ cat "$here/components.conf"; echo "user libcallsplit-nic.so nic"; } >"$TB_OUT/callsplit.conf"
+# libcallsplit-nic.so is the NIC; callsplit itself (helper_spin) a shared
+# helper, like libc (memcpy).
+{ cat "$here/components.conf"; echo "user libcallsplit-nic.so nic"
+  echo "user callsplit callsplit-helper"; echo "shared callsplit-helper"; } >"$TB_OUT/callsplit.conf"
 "$top/build/profiler/callsplit" "$ni" "$si" "$len" \
 	"$top/build/profiler/tbnic --kallsyms $TB_OUT/kallsyms --rules $TB_OUT/callsplit.conf --out $TB_OUT/nic.ranges --pid %d" \
 	"$here/guest-dump.sh maps $TB_OUT/maps.1" | tee "$TB_OUT/callsplit.out"

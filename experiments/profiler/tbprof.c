@@ -22,14 +22,16 @@
  * instructions. Written for icount (one vCPU): the counters are updated
  * without atomics.
  *
- * Caller attribution (format 2). Shared code (memcpy, the allocators,
- * locks, ...) executed because NIC code (rxe, the UDP/IP path, ...; see
- * components.conf) called it is NIC work too. The plugin knows no symbols:
- * the guest's build/profiler/tbnic writes the NIC code's address ranges
- * (and the interrupt entry, softirq and context-switch addresses) to
- * nic=PATH (default: profile.raw's folder/nic.ranges) and executes the
- * CONF marker; the plugin reads the file and retranslates all code
- * (qemu_plugin_reset flushes the TB cache), so that from then on:
+ * Caller attribution (format 2). Shared helper code (memcpy, the
+ * allocators, locks, ...) executed because NIC code (rxe, the UDP/IP path,
+ * ...; see components.conf) called it is NIC work too. The plugin knows no
+ * symbols: the guest's build/profiler/tbnic writes the address ranges of
+ * NIC code ("N") and of shared-helper code ("H": the components marked
+ * "shared" in components.conf), and the interrupt entry, softirq and
+ * context-switch addresses, to nic=PATH (default: profile.raw's
+ * folder/nic.ranges) and executes the CONF marker; the plugin reads the
+ * file and retranslates all code (qemu_plugin_reset flushes the TB cache),
+ * so that from then on:
  *
  *  - every TB that ends in a call or ret (E8, FF /2, FF /3; C3, C2, CB,
  *    CA), in iretq/sysret/sysexit, or starts at one of the special
@@ -37,21 +39,29 @@
  *    global counter g inline, so g - g_last at a callback is the
  *    instructions since the previous callback, this TB's included. Between
  *    two callbacks execution stays in one function (a function is left
- *    only by a call or ret, whose TB has a callback), the function of the
- *    later callback's TB: that TB is credited with them (C line), and
- *    attribute.py adds the credits up per function;
+ *    only by a call or ret, whose TB has a callback; a tail jump is the
+ *    exception, below), the function of the later callback's TB: that TB
+ *    is credited with them (C line), and attribute.py adds the credits up
+ *    per function;
  *  - an "episode" opens when a NIC TB ends in a call (into NIC code too:
- *    a PLT stub or a NIC function may jump on into shared code): from then on calls and rets are counted (a shadow
- *    stack of depths), and the instructions of non-NIC code are credited
- *    to a log; the ret that brings the depth back to the NIC caller's
- *    commits the log to the TBs' counters. An episode is discarded (its
- *    instructions stay with their own component) when it cannot be
- *    followed: a context switch (__switch_to_asm: schedule() inside a
- *    helper), more than 512 nested calls, a log of more than 65536
- *    entries or an episode of more than 16 M instructions (a call that
- *    never returns: longjmp, an exception unwinding), an iret that
- *    matches no entry, and the window's edges (START and STOP discard
- *    what is open);
+ *    a PLT stub or a NIC function may jump on into shared code): from then
+ *    on calls and rets are counted (a shadow stack of depths), and the
+ *    instructions of helper code are credited to a log; the ret that
+ *    brings the depth back to the NIC caller's commits the log to the
+ *    TBs' counters. NIC code inside is not credited (it is NIC by symbol);
+ *  - the first callback TB of code that is neither NIC nor a helper (a
+ *    ULP's completion handler that rxe calls, a wake-up, the block layer)
+ *    pushes a context of its own: that function and everything it calls
+ *    stay in their components, and its ret pops the context (and is the
+ *    ret of the call the episode counted);
+ *  - an episode is discarded (its instructions stay with their own
+ *    component) when it cannot be followed: a context switch
+ *    (__switch_to_asm: schedule() inside a helper), more than 512 nested
+ *    calls, a log of more than 65536 entries or an episode of more than
+ *    16 M instructions (a call that never returns: longjmp, an exception
+ *    unwinding), an iret that matches no entry, and the window's edges
+ *    (START and STOP discard what is open; episodes open only inside a
+ *    window);
  *  - interrupts, exceptions and syscalls that land inside an episode do
  *    not count: their entry point pushes a fresh context (calls, rets and
  *    NIC episodes of its own, e.g. a softirq's rxe receive calling memcpy,
@@ -60,6 +70,10 @@
  *    likewise, popped by __do_softirq's ret. The interrupted function's
  *    instructions since its last callback are kept for its next callback
  *    TB at the same depth (after the iret, the function goes on).
+ *
+ * A tail jump (h1: jmp h2) credits h1's instructions before the jump to
+ * h2's callback TB; attribute.py never moves more from a function than it
+ * executed in the window and reports the rest as unplaced.
  *
  * Without a ranges file (or with caller=0) the plugin is format 1: inline
  * counters only.
