@@ -17,6 +17,11 @@ ni=${CALLSPLIT_NIC_ITERS:-3000000} si=${CALLSPLIT_SW_ITERS:-2000000} len=${CALLS
 # helper, like libc (memcpy).
 { cat "$here/components.conf"; echo "user libcallsplit-nic.so nic"
   echo "user callsplit callsplit-helper"; echo "shared callsplit-helper"; } >"$TB_OUT/callsplit.conf"
-"$top/build/profiler/callsplit" "$ni" "$si" "$len" \
+# SCHED_FIFO: a preemption in the middle of nic_entry's call would be a
+# context switch, which discards the call's attribution (tbprof.c); the
+# timer and other interrupts still land in it.
+rt=()
+command -v chrt >/dev/null && rt=(chrt -f 10)
+"${rt[@]}" "$top/build/profiler/callsplit" "$ni" "$si" "$len" \
 	"$top/build/profiler/tbnic --kallsyms $TB_OUT/kallsyms --rules $TB_OUT/callsplit.conf --out $TB_OUT/nic.ranges --pid %d" \
 	"$here/guest-dump.sh maps $TB_OUT/maps.1" | tee "$TB_OUT/callsplit.out"
