@@ -20,6 +20,17 @@ symbol (.symtab, else the dynamic symbols; else only the file). The guest's
 / is the host's /, so the files are read here with nm. Addresses mapped by
 processes that disagree on the file or offset are "ambiguous".
 Components come from components.conf (first matching rule wins).
+
+Caller attribution (raw format 2, tbprof.c with the guest's tbnic ranges):
+the window's C lines are instructions of non-NIC code that ran because NIC
+code called it (memcpy called by rxe, ...), per TB address of the
+function. They are looked up like T addresses and moved from their
+function's component to "nic": nic_insns = nic_own_insns (by symbol) +
+nic_called_insns; "components" has them in "nic", "components_symbol_only"
+is the split without them. A function is never moved by more than it
+executed in the window (the rest, if any, is "called_unplaced": the plugin
+credits a tail-jumped-through function's instructions to the function it
+ended in). Raw files without C lines (format 1) give nic_called_insns 0.
 Exit status: 0, 1 on bad input, 2 when the window is not in the raw file.
 """
 import argparse
@@ -44,7 +55,8 @@ class InputError(Exception):
 
 # ---------------------------------------------------------------- raw file
 def read_windows(path):
-    """Returns {n: {"total", "boot_start", "boot_stop", "tbs": {vaddr: n}}}."""
+    """Returns {n: {"total", "boot_start", "boot_stop", "tbs": {vaddr: n},
+    "called": {vaddr: n}, "stats": {key: int}}} ("called", "stats": format 2)."""
     wins, cur = {}, None
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
@@ -54,11 +66,18 @@ def read_windows(path):
             try:
                 if p[0] == "W":
                     cur = {"n": int(p[1]), "total": int(p[2]), "tbs": {},
+                           "called": {}, "stats": None,
                            "boot_start": int(p[3]) if len(p) > 3 else None,
                            "boot_stop": int(p[4]) if len(p) > 4 else None}
                 elif p[0] == "T" and cur is not None:
                     a = int(p[1], 16)
                     cur["tbs"][a] = cur["tbs"].get(a, 0) + int(p[2])
+                elif p[0] == "C" and cur is not None:
+                    a = int(p[1], 16)
+                    cur["called"][a] = cur["called"].get(a, 0) + int(p[2])
+                elif p[0] == "S" and cur is not None:
+                    cur["stats"] = {k: int(v) for k, v in
+                                    (kv.split("=", 1) for kv in p[2:])}
                 elif p[0] == "E" and cur is not None:
                     wins[cur["n"]] = cur
                     cur = None
@@ -240,6 +259,8 @@ def read_rules(path):
             if not line:
                 continue
             p = line.split()
+            if len(p) == 2 and p[0] == "shared":
+                continue	# a shared-helper component (tbnic; caller attribution)
             if len(p) != 3 or p[0] not in ("module", "ksym", "user"):
                 raise InputError("%s:%d: want '<module|ksym|user> GLOB COMPONENT'"
                                  % (path, lineno))
@@ -315,27 +336,29 @@ class Attributor:
             return comp, "%s:[0x%x]" % (base, off & ~0xfff), "user_no_symbol", comm
         return comp, "%s:%s" % (base, fn), None, comm
 
+    def _where(self, addr, mappings):
+        """(space, component, function key, unattributed reason, comm)."""
+        if addr >= KERNEL_START:
+            r = self.ksyms.lookup(addr)
+            if r is None:
+                return "kernel", "unattributed", "[kernel: no symbol]", "kernel_no_symbol", None
+            sym, mod = r
+            return ("kernel", self.cls.kernel(sym, mod),
+                    "%s [%s]" % (sym, mod) if mod else sym, None, None)
+        comp, fn, why, comm = self._user(addr, mappings)
+        return "user", comp, fn, why, comm
+
     def window(self, win, mappings):
         comps, funcs, unattr, procs = {}, {}, {}, {}
         kern = user = 0
         for addr, n in win["tbs"].items():
-            if addr >= KERNEL_START:
+            space, comp, fn, why, comm = self._where(addr, mappings)
+            if space == "kernel":
                 kern += n
-                r = self.ksyms.lookup(addr)
-                if r is None:
-                    comp, fn, why = "unattributed", "[kernel: no symbol]", "kernel_no_symbol"
-                else:
-                    sym, mod = r
-                    comp = self.cls.kernel(sym, mod)
-                    fn = "%s [%s]" % (sym, mod) if mod else sym
-                    why = None
-                space = "kernel"
             else:
                 user += n
-                comp, fn, why, comm = self._user(addr, mappings)
                 if comm is not None:
                     procs[comm] = procs.get(comm, 0) + n
-                space = "user"
             comps[comp] = comps.get(comp, 0) + n
             if why:
                 unattr[why] = unattr.get(why, 0) + n
@@ -346,7 +369,33 @@ class Attributor:
                 funcs[k] = [n, comp]
         total = kern + user
         top = sorted(funcs.items(), key=lambda kv: -kv[1][0])[:40]
-        nic = comps.get("nic", 0)
+        own = dict(comps)
+        nic_own = comps.get("nic", 0)
+        # Caller attribution: NIC-called instructions per function.
+        called = {}
+        for addr, n in win.get("called", {}).items():
+            space, comp, fn, _, _ = self._where(addr, mappings)
+            k = (space, fn)
+            called[k] = called.get(k, 0) + n
+        moved, moved_from, unplaced, already = {}, {}, 0, 0
+        for k, c in called.items():
+            if k not in funcs:
+                unplaced += c
+                continue
+            n, comp = funcs[k]
+            if comp == "nic":
+                already += c	# NIC by symbol now (rules changed since the run)
+                continue
+            m = min(c, n)
+            unplaced += c - m
+            if m:
+                moved[k] = m
+                moved_from[comp] = moved_from.get(comp, 0) + m
+                comps[comp] -= m
+                comps["nic"] = comps.get("nic", 0) + m
+        nic_called = sum(moved.values())
+        nic = nic_own + nic_called
+        called_top = sorted(moved.items(), key=lambda kv: -kv[1])[:30]
         return {
             "window": win["n"],
             "total_insns": total,
@@ -358,7 +407,26 @@ class Attributor:
             "nic_insns": nic,
             # What the host CPU would run with a hardware RDMA NIC.
             "software_insns": total - nic,
-            "components": dict(sorted(comps.items(), key=lambda kv: -kv[1])),
+            # nic (own): NIC code by symbol; nic (called helpers): shared
+            # code NIC code called (raw format 2 only, else 0).
+            "nic_own_insns": nic_own,
+            "nic_called_insns": nic_called,
+            "software_insns_symbol_only": total - nic_own,
+            "caller_attribution": {
+                "format": 2 if win.get("stats") is not None else 1,
+                "plugin_stats": win.get("stats"),
+                "called_raw_insns": sum(called.values()),
+                "called_unplaced_insns": unplaced,
+                "called_nic_by_symbol_insns": already,
+                "moved_from": dict(sorted(moved_from.items(), key=lambda kv: -kv[1])),
+                "top_helpers": [
+                    {"function": fn, "space": space, "component": funcs[(space, fn)][1],
+                     "insns": m, "of_function": funcs[(space, fn)][0]}
+                    for (space, fn), m in called_top],
+            },
+            "components": dict(sorted(((c, n) for c, n in comps.items() if n),
+                                      key=lambda kv: -kv[1])),
+            "components_symbol_only": dict(sorted(own.items(), key=lambda kv: -kv[1])),
             "unattributed": dict(sorted(unattr.items())),
             "unattributed_insns": comps.get("unattributed", 0),
             "user_by_process": dict(sorted(procs.items(), key=lambda kv: -kv[1])),
@@ -381,9 +449,9 @@ def summary(res):
     t = res["total_insns"] or 1
     comps = " ".join("%s=%.1f%%" % (c, 100.0 * n / t)
                      for c, n in list(res["components"].items())[:6])
-    return "window %d (%s): %d insns, software %d, %s" % (
+    return "window %d (%s): %d insns, software %d (nic own %d, called %d), %s" % (
         res["window"], res.get("cell", "-"), res["total_insns"],
-        res["software_insns"], comps)
+        res["software_insns"], res["nic_own_insns"], res["nic_called_insns"], comps)
 
 
 def main():

@@ -6,6 +6,12 @@
 #                                     per boot, after every module is loaded
 #                                     (kernel ASLR: only this boot's copy is
 #                                     right). Needs root (else addresses are 0).
+#                                     With TB_PROFILE=1 and TB_OUT set it
+#                                     also runs build/profiler/tbnic: the
+#                                     NIC code's address ranges for the
+#                                     plugin's caller attribution, in
+#                                     $TB_OUT/nic.ranges (TBNIC_RULES=FILE
+#                                     for other rules than components.conf)
 #        guest-dump.sh maps OUT       every process's executable mappings:
 #                                     "P <pid> <comm>" then its /proc/PID/maps
 #                                     lines with x permission; right after a
@@ -17,6 +23,20 @@ set -euo pipefail
 die() {
 	echo "guest-dump: $*" >&2
 	exit 1
+}
+
+# Caller attribution (tbprof.c): the plugin reads $TB_OUT/nic.ranges when
+# tbnic executes the CONF marker. Without tbnic the profile is symbol-only.
+nic_ranges() {
+	local ks=$1 bin
+	bin=$(cd "$(dirname "$0")/../.." && pwd)/build/profiler/tbnic
+	[ "${TB_PROFILE:-0}" = 1 ] && [ -n "${TB_OUT:-}" ] || return 0
+	if [ ! -x "$bin" ]; then
+		echo "guest-dump: $bin not built: no caller attribution" >&2
+		return 0
+	fi
+	"$bin" --kallsyms "$ks" --out "$TB_OUT/nic.ranges" ${TBNIC_RULES:+--rules "$TBNIC_RULES"} ||
+		echo "guest-dump: tbnic failed: no caller attribution" >&2
 }
 
 dump_kallsyms() {
@@ -35,6 +55,7 @@ dump_kallsyms() {
 	# variables come first and are 0-based anyway: look at text symbols.
 	if awk '$2 ~ /^[Tt]$/ { nz = $1 !~ /^0+$/; exit } END { exit !nz }' "$tmp"; then
 		cat "$tmp" >"$out.tmp" && mv "$out.tmp" "$out"
+		nic_ranges "$tmp"
 		rm -f "$tmp"
 	else
 		rm -f "$tmp"

@@ -13,6 +13,9 @@
  *   TBMARK_STOP   close it: write instructions per translation block
  *                 executed since the matching START, as window N
  *                 (N = 0, 1, ... in the order the windows close)
+ *   TBMARK_CONF   (re)read the NIC ranges file (nic=PATH, written by
+ *                 build/profiler/tbnic, which executes this marker) and
+ *                 retranslate all code with the new ranges
  *
  * Compilers never emit these displacements for a nop, so a marker cannot
  * occur by accident in other code.
@@ -26,15 +29,19 @@
 #define TBMARK_LEN	7
 #define TBMARK_START	0x31534254u	/* "TBS1" little-endian */
 #define TBMARK_STOP	0x30534254u	/* "TBS0" little-endian */
+#define TBMARK_CONF	0x32534254u	/* "TBS2" little-endian */
 
 #if defined(__x86_64__)
 #define tbmark_start() \
 	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80; .long 0x31534254" ::: "memory")
 #define tbmark_stop() \
 	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80; .long 0x30534254" ::: "memory")
+#define tbmark_conf() \
+	__asm__ __volatile__(".byte 0x0f, 0x1f, 0x80; .long 0x32534254" ::: "memory")
 #else
 #define tbmark_start() do { } while (0)
 #define tbmark_stop() do { } while (0)
+#define tbmark_conf() do { } while (0)
 #endif
 
 #endif /* TBMARK_H */
