@@ -89,4 +89,5 @@ def load(path):
         p = json.load(f)
     return {"total": p["total_insns"], "nic": p["nic_insns"],
             "software": p["software_insns"], "components": p.get("components", {}),
-            "top": p.get("top_functions", []), "plugin_total": p.get("plugin_total_insns")}
+            "top": p.get("top_functions", []), "plugin_total": p.get("plugin_total_insns"),
+            "unclean": p.get("unclean", {})}

@@ -174,6 +174,8 @@ def cell_row(raw, base, bs, mode):
             m["comp_%s_per_io" % comp] = n / ios
         if not p["total"]:
             raise ValueError("%s: the profile's window holds no instruction" % base)
+        if p["unclean"]:
+            m["unclean"] = ", ".join("%s %d" % kv for kv in sorted(p["unclean"].items()))
     return m
 
 
@@ -320,6 +322,7 @@ def main():
     profiles.attribute_run(raw)
     cells, wr = {}, {}
     comps = set()
+    unclean = []
     for js in sorted(glob.glob(os.path.join(raw, "*__*.json"))):
         base = os.path.basename(js)[:-5]
         if base.endswith(".profile"):
@@ -328,6 +331,11 @@ def main():
         key = (system, workload, bs, qd)
         m = cell_row(raw, base, bs, re.sub(r"\d+$", "", phase))
         comps.update(k for k in m if k.startswith("comp_"))
+        if m.get("unclean"):
+            # work of no IO in the window (attribute.py UNCLEAN_FUNCTIONS):
+            # left out of every aggregate, listed
+            unclean.append("%s: %s" % (base, m["unclean"]))
+            continue
         if run.startswith("wr"):	# "wr" (one pass, older runs) or wr1, wr2, ...
             if m.get("wr_per_io") is not None:
                 wr.setdefault(key, []).append(m["wr_per_io"])
@@ -335,6 +343,12 @@ def main():
             cells.setdefault(key, []).append((run, m))
     metrics = METRICS + ["ios_exact"] + sorted(comps)
     out = os.path.join(run_dir, phase)
+    with open(os.path.join(out, "unclean-cells.txt"), "w") as f:
+        for line in unclean:
+            f.write(line + "\n")
+    for line in unclean:
+        print("%s/%s: window not clean, left out: %s" % (experiment, phase, line),
+              file=sys.stderr)
     with open(os.path.join(out, "cells.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["system", "workload", "bs", "iodepth", "run"] + metrics)

@@ -434,7 +434,21 @@ class Attributor:
                 {"function": fn, "space": space, "component": comp, "insns": n,
                  "share": round(n / total, 6) if total else 0.0}
                 for (space, fn), (n, comp) in top],
+            # work of no IO inside the window (UNCLEAN_FUNCTIONS)
+            "unclean": {fn: n for (space, fn), (n, _) in sorted(funcs.items())
+                        if space == "kernel" and fn.split(" ")[0] in UNCLEAN_FUNCTIONS},
         }
+
+
+# Kernel functions that run in a measurement window only when something
+# other than the measured IO happens in it: a process forks or execs
+# (copy_page_range, dup_mmap, do_execveat_common), a path is looked up
+# (link_path_walk: a file opened), userspace memory is registered for RDMA
+# (rxe_mr_init_user, ib_umem_get). summarize.py takes a window with any of
+# them as not clean.
+UNCLEAN_FUNCTIONS = frozenset((
+    "copy_page_range", "dup_mmap", "do_execveat_common", "link_path_walk",
+    "rxe_mr_init_user", "ib_umem_get"))
 
 
 def write_json(path, obj):

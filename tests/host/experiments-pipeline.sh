@@ -100,6 +100,10 @@ for r in 1 2 3; do
 	{ snap 4000 2000000 4000; printf 'a_sectors 1000\nb_sectors %s\na_forks 5\nb_forks 5\n' $((1000 + 2000 * 256)); } >"$c.snap"
 	profile 220000000 20000000 >"$c.profile.json"
 done
+# Run 3's window is not clean (a fork ran in it: copy_page_range in the
+# profile): left out (2 runs), listed in unclean-cells.txt.
+printf '{"total_insns": 330000000, "nic_insns": 20000000, "software_insns": 310000000, "components": {"nic": 20000000, "block": 310000000}, "top_functions": [], "unclean": {"copy_page_range": 5000}}\n' \
+	>"$ur/rnbd1__seqread__128k__8__r3.profile.json"
 for r in 1 2 3; do
 	c=$ur/rnbd1__seqread__128k__8__wr$r
 	cp "$ur/rnbd1__seqread__128k__8__r1.json" "$c.json"
@@ -113,8 +117,9 @@ if /usr/bin/python3 "$top/experiments/lib/summarize.py" "$tmp/u" E01-baseline ic
 	if [ "$(getu window_ios)" = 2000.00 ] && [ "$(getu reqs_per_io)" = 2.00 ] &&
 	   [ "$(getu sw_instr_per_io)" = 100000.00 ] && [ "$(getu io_unit)" = user ] &&
 	   [ "$(getu lat_kind)" = total ] && [ "$(getu lat_p50_us)" = 65.00 ] &&
-	   [ "$(getu wr_per_io)" = 20.00 ] && tr -d '\r' <"$tmp/u/icount/aggregate.csv" | grep -q ',3,user,total$'; then
-		echo "PASS: experiments-pipeline: per user IO (sectors / bs), requests per IO beside, total latency, WR pass over runs"
+	   [ "$(getu wr_per_io)" = 20.00 ] && [ "$(getu runs)" = 2 ] &&
+	   grep -q '^rnbd1__seqread__128k__8__r3: copy_page_range 5000$' "$tmp/u/icount/unclean-cells.txt" && tr -d '\r' <"$tmp/u/icount/aggregate.csv" | grep -q ',3,user,total$'; then
+		echo "PASS: experiments-pipeline: per user IO (sectors / bs), requests per IO beside, total latency, WR pass over runs, an unclean window left out"
 	else echo "FAIL: experiments-pipeline: per user IO: $(head -1 "$tmp/u.csv") / $row"; fi
 else echo "FAIL: experiments-pipeline: summarize of the 128k split run failed"; fi
 
