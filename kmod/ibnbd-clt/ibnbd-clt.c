@@ -28,11 +28,20 @@
 #include "ibtrs-clt.h"
 
 #define IBNBD_CLT_MAX_PATHS	8
-#define IBNBD_CLT_RQ_TIMEOUT	(30 * HZ)
 
 static ushort port = 1234;
 module_param(port, ushort, 0444);
 MODULE_PARM_DESC(port, "server port (default 1234)");
+
+/*
+ * A request not answered within io_timeout_ms fails the path it is on
+ * (error recovery, as nvme-rdma does: the path's teardown re-sends it on a
+ * path); when it times out a second time it fails with an error. Control
+ * messages (SESS_INFO, OPEN, CLOSE) wait as long, then the same.
+ */
+static uint io_timeout_ms = 30000;
+module_param(io_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(io_timeout_ms, "request timeout (default 30000); the second one fails the request");
 
 /**
  * struct ibnbd_clt_sess - an IBTRS session and the devices mapped on it.
@@ -46,6 +55,11 @@ struct ibnbd_clt_sess {
 	struct ibtrs_clt_sess *trs;
 	int refs;
 	u8 ver;
+};
+
+/* Bits of &struct ibnbd_clt_dev.flags */
+enum {
+	IBNBD_CLT_DEV_DYING,	/* unmap has begun: no reopen, no resend */
 };
 
 /**
@@ -80,7 +94,11 @@ enum ibnbd_clt_dev_state {
  *	@reopen_work opened the device again.
  * @reopen_work: SESS_INFO + OPEN again, then IO resumes with the new
  *	handle.
- * @reopen_tries: failed reopen attempts in a row.
+ * @reopen_tries: failed attempts of the reopen running now (only
+ *	@reopen_work touches it).
+ * @reopen_err: how the last reopen ended: 0, or -errno when it gave up
+ *	(the requests it held then fail; the next -ESTALE tries again).
+ * @flags: IBNBD_CLT_DEV_DYING.
  */
 struct ibnbd_clt_dev {
 	struct kobject kobj;
@@ -100,6 +118,8 @@ struct ibnbd_clt_dev {
 	atomic_t stale;
 	struct delayed_work reopen_work;
 	int reopen_tries;
+	int reopen_err;
+	unsigned long flags;
 };
 
 /**
@@ -108,6 +128,8 @@ struct ibnbd_clt_dev {
  * @dev: the device.
  * @permit: the IBTRS permit held.
  * @err: result.
+ * @timeouts: block layer timeouts of this request so far.
+ * @stale_retry: re-queued after -ESTALE: fails if the reopen gave up.
  * @sg: data segments (max_segs entries follow).
  */
 struct ibnbd_clt_iu {
@@ -115,6 +137,8 @@ struct ibnbd_clt_iu {
 	struct ibnbd_clt_dev *dev;
 	int permit;
 	int err;
+	int timeouts;
+	bool stale_retry;
 	struct scatterlist sg[];
 };
 
@@ -125,6 +149,9 @@ static DEFINE_IDA(ibnbd_clt_ida);
 static struct class *ibnbd_clt_class;
 static struct device *ibnbd_clt_ctl;
 static struct kobject *ibnbd_clt_devs_kobj;
+/* unmaps running (sysfs or module exit), which the exit waits for */
+static atomic_t ibnbd_clt_unmapping = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(ibnbd_clt_unmap_wq);
 
 /* ---------------------------------------------------------------- */
 /* Control messages                                                  */
@@ -163,8 +190,22 @@ static int ibnbd_clt_ctrl(struct ibnbd_clt_sess *sess, enum ibtrs_clt_dir dir,
 				rsp ? &sg : NULL, rsp ? 1 : 0, rsp ? rsplen : 0,
 				ibnbd_clt_ctrl_conf, &ctl);
 	if (!ret) {
-		/* the transport ends every request, also when a path dies */
-		wait_for_completion(&ctl.done);
+		/*
+		 * A live server that never answers: fail the path (the
+		 * request is re-sent), then give up. Once given up the
+		 * transport ends the request after the path's teardown, and
+		 * @ctl must live until then.
+		 */
+		unsigned long tmo = msecs_to_jiffies(io_timeout_ms);
+
+		if (!wait_for_completion_timeout(&ctl.done, tmo)) {
+			ibtrs_clt_request_timeout(sess->trs, permit, &ctl, false);
+			if (!wait_for_completion_timeout(&ctl.done, tmo)) {
+				ibtrs_clt_request_timeout(sess->trs, permit,
+							  &ctl, true);
+				wait_for_completion(&ctl.done);
+			}
+		}
 		ret = ctl.err;
 	}
 	ibtrs_clt_put_permit(sess->trs, permit);
@@ -291,9 +332,15 @@ static void ibnbd_clt_io_conf(void *priv, int err)
 	struct ibnbd_clt_dev *dev = iu->dev;
 
 	ibtrs_clt_put_permit(dev->sess->trs, iu->permit);
-	if (err == -ESTALE && dev->reopen_tries < IBNBD_CLT_REOPEN_TRIES) {
-		/* the server lost our handle: reopen, then retry this IO */
-		if (!atomic_xchg(&dev->stale, 1))
+	if (err == -ESTALE && !test_bit(IBNBD_CLT_DEV_DYING, &dev->flags)) {
+		iu->stale_retry = true;
+		/*
+		 * Sent with a handle a reopen has replaced since (it was in
+		 * flight meanwhile): send it again with the new one. Else the
+		 * server lost our handle: reopen, then retry this IO.
+		 */
+		if (le32_to_cpu(iu->msg.device_id) == READ_ONCE(dev->device_id) &&
+		    !atomic_xchg(&dev->stale, 1))
 			queue_delayed_work(system_long_wq, &dev->reopen_work, 0);
 		blk_mq_requeue_request(blk_mq_rq_from_pdu(iu), true);
 		return;
@@ -350,13 +397,21 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (rq->cmd_flags & REQ_SYNC)
 		rw |= IBNBD_F_SYNC;
 
+	if (test_bit(IBNBD_CLT_DEV_DYING, &dev->flags))
+		return BLK_STS_IOERR;		/* a forced unmap */
 	if (atomic_read(&dev->stale))
 		return BLK_STS_RESOURCE;	/* until the reopen */
+	if (iu->stale_retry) {
+		iu->stale_retry = false;
+		if (READ_ONCE(dev->reopen_err))
+			return BLK_STS_IOERR;	/* the reopen gave up */
+	}
 	iu->permit = ibtrs_clt_get_permit(dev->sess->trs);
 	if (iu->permit < 0)
 		return BLK_STS_RESOURCE;	/* rerun after a delay */
 	iu->dev = dev;
 	iu->err = 0;
+	iu->timeouts = 0;
 	blk_mq_start_request(rq);
 	/*
 	 * A flush has no range: the block layer leaves its sector at -1, the
@@ -371,7 +426,7 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 		sg_init_table(iu->sg, dev->max_segs);
 		nents = blk_rq_map_sg(rq->q, rq, iu->sg);
 	}
-	ibnbd_init_io(&iu->msg, dev->device_id, sector, rw, len, 0);
+	ibnbd_init_io(&iu->msg, READ_ONCE(dev->device_id), sector, rw, len, 0);
 	/* the hardware queue's connection of the chosen path */
 	ret = ibtrs_clt_request(dev->sess->trs, dir, iu->permit,
 				hctx->queue_num, &iu->msg,
@@ -388,9 +443,24 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	return BLK_STS_OK;
 }
 
+/*
+ * The transport ends every request (an answer, or its path's end), so the
+ * timer only starts error recovery: the first timeout fails the request's
+ * path (it is re-sent, on another path or after the reconnect), the
+ * second gives up on it (-ETIMEDOUT after the path's teardown). Both ways
+ * the request is still the transport's: wait for it.
+ */
 static enum blk_eh_timer_return ibnbd_clt_timeout(struct request *rq)
 {
-	/* the transport ends every request: an answer or the path's end */
+	struct ibnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+	struct ibnbd_clt_dev *dev = iu->dev;
+	bool final = ++iu->timeouts > 1;
+
+	pr_warn_ratelimited("%s: request (sector %llu, %u bytes) not answered in %u ms%s\n",
+			    dev->disk->disk_name, blk_rq_pos(rq),
+			    blk_rq_bytes(rq), io_timeout_ms,
+			    final ? ", again: failing it" : ": failing its path");
+	ibtrs_clt_request_timeout(dev->sess->trs, iu->permit, iu, final);
 	return BLK_EH_RESET_TIMER;
 }
 
@@ -434,7 +504,7 @@ static void ibnbd_clt_set_limits(struct ibnbd_clt_dev *dev)
 		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
 	else
 		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
-	blk_queue_rq_timeout(q, IBNBD_CLT_RQ_TIMEOUT);
+	blk_queue_rq_timeout(q, msecs_to_jiffies(io_timeout_ms));
 	set_capacity(dev->disk, le64_to_cpu(rsp->nsectors));
 	if ((flags & IBNBD_DEV_READ_ONLY) || rsp->access_mode == IBNBD_ACCESS_RO)
 		set_disk_ro(dev->disk, true);
@@ -587,6 +657,49 @@ static int ibnbd_clt_close_remote(struct ibnbd_clt_dev *dev)
 			      NULL, 0);
 }
 
+static bool ibnbd_clt_count_started(struct request *rq, void *data)
+{
+	unsigned int *n = data;
+
+	if (blk_mq_request_started(rq))
+		(*n)++;
+	return true;
+}
+
+static bool ibnbd_clt_abort_rq(struct request *rq, void *data)
+{
+	struct ibnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+	struct ibnbd_clt_dev *dev = data;
+
+	if (blk_mq_request_started(rq))
+		ibtrs_clt_request_timeout(dev->sess->trs, iu->permit, iu, true);
+	return true;
+}
+
+/*
+ * A forced unmap: new IO fails (IBNBD_CLT_DEV_DYING), IO in flight gets
+ * a second to end by itself, the rest is given up (its paths fail, it ends
+ * -ETIMEDOUT after their teardown), so that del_gendisk() does not wait
+ * for a server that never answers.
+ */
+static void ibnbd_clt_abort_inflight(struct ibnbd_clt_dev *dev)
+{
+	unsigned int n;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		n = 0;
+		blk_mq_tagset_busy_iter(&dev->tag_set, ibnbd_clt_count_started,
+					&n);
+		if (!n)
+			return;
+		msleep(100);
+	}
+	pr_warn("%s: forced unmap: failing %u requests in flight\n",
+		dev->disk->disk_name, n);
+	blk_mq_tagset_busy_iter(&dev->tag_set, ibnbd_clt_abort_rq, dev);
+}
+
 /*
  * @self: the sysfs attribute being written (unmap_device), removed first
  * so that removing the directory does not wait for our own write.
@@ -608,6 +721,7 @@ static int ibnbd_clt_unmap(struct ibnbd_clt_dev *dev, bool force,
 		return -EBUSY;
 	}
 	dev->state = IBNBD_CLT_DEV_UNMAPPING;
+	atomic_inc(&ibnbd_clt_unmapping);
 	mutex_unlock(&dev->lock);
 	mutex_lock(&ibnbd_clt_mutex);
 	list_del(&dev->list);
@@ -616,11 +730,20 @@ static int ibnbd_clt_unmap(struct ibnbd_clt_dev *dev, bool force,
 	if (self)
 		sysfs_remove_file_self(&dev->kobj, self);
 	kobject_del(&dev->kobj);
-	dev->reopen_tries = IBNBD_CLT_REOPEN_TRIES;	/* no new reopen */
+	/*
+	 * No reopen from now on: ESTALE answers end their IO, a queued
+	 * reopen lets its IO go. IO still in flight (a force) ends
+	 * before del_gendisk() returns; a reopen queued by one of those
+	 * completions meanwhile is cancelled after it.
+	 */
+	set_bit(IBNBD_CLT_DEV_DYING, &dev->flags);
 	cancel_delayed_work_sync(&dev->reopen_work);
 	atomic_set(&dev->stale, 0);
 	blk_mq_run_hw_queues(dev->disk->queue, true);
+	if (force)
+		ibnbd_clt_abort_inflight(dev);
 	del_gendisk(dev->disk);
+	cancel_delayed_work_sync(&dev->reopen_work);
 	ret = ibnbd_clt_close_remote(dev);
 	if (ret)
 		pr_warn("%s: CLOSE of %s failed: %d\n", dev->disk->disk_name,
@@ -633,6 +756,8 @@ static int ibnbd_clt_unmap(struct ibnbd_clt_dev *dev, bool force,
 	mutex_unlock(&ibnbd_clt_mutex);
 	ida_free(&ibnbd_clt_ida, dev->idx);
 	kobject_put(&dev->kobj);
+	if (atomic_dec_and_test(&ibnbd_clt_unmapping))
+		wake_up(&ibnbd_clt_unmap_wq);
 	return 0;
 }
 
@@ -753,7 +878,7 @@ static int ibnbd_clt_open_remote(struct ibnbd_clt_dev *dev)
 		goto out_free;
 	}
 	dev->rsp = *rsp;
-	dev->device_id = le32_to_cpu(rsp->device_id);
+	WRITE_ONCE(dev->device_id, le32_to_cpu(rsp->device_id));
 	ret = 0;
 out_free:
 	kfree(msg);
@@ -771,6 +896,10 @@ static void ibnbd_clt_reopen_work(struct work_struct *work)
 	u64 nsectors = le64_to_cpu(dev->rsp.nsectors);
 	int ret = -ENOMEM;
 
+	if (test_bit(IBNBD_CLT_DEV_DYING, &dev->flags)) {
+		ret = -ENODEV;	/* unmapped meanwhile: let the IO fail */
+		goto out_resume;
+	}
 	rsp = kzalloc(sizeof(*rsp), GFP_KERNEL);
 	if (rsp) {
 		ibnbd_init_sess_info(&si, IBNBD_PROTO_VER_MAJOR);
@@ -788,18 +917,29 @@ static void ibnbd_clt_reopen_work(struct work_struct *work)
 		ret = -ENXIO;
 	}
 	if (ret) {
-		if (++dev->reopen_tries < IBNBD_CLT_REOPEN_TRIES) {
+		/*
+		 * -EBUSY: the device's previous writer (often our own old
+		 * session, its IO draining on the server) still holds it;
+		 * transport errors may pass. Anything else is the server's
+		 * final word.
+		 */
+		if ((ret == -EBUSY || ret == -ENOTCONN || ret == -ETIMEDOUT ||
+		     ret == -EIO || ret == -EAGAIN || ret == -ESTALE) &&
+		    ++dev->reopen_tries < IBNBD_CLT_REOPEN_TRIES) {
 			queue_delayed_work(system_long_wq, &dev->reopen_work,
 					   HZ);
 			return;
 		}
-		pr_err("%s: cannot reopen %s: %d; IO fails\n",
+		pr_err("%s: cannot reopen %s: %d; the IO that waited fails\n",
 		       dev->disk->disk_name, dev->path, ret);
 	} else {
-		dev->reopen_tries = 0;
 		pr_info("%s: reopened %s, handle 0x%x\n", dev->disk->disk_name,
 			dev->path, dev->device_id);
 	}
+out_resume:
+	/* the next -ESTALE starts a fresh reopen */
+	dev->reopen_tries = 0;
+	WRITE_ONCE(dev->reopen_err, ret);
 	atomic_set(&dev->stale, 0);
 	blk_mq_run_hw_queues(dev->disk->queue, true);
 }
@@ -937,11 +1077,17 @@ static void __exit ibnbd_clt_exit(void)
 		mutex_lock(&ibnbd_clt_mutex);
 		dev = list_first_entry_or_null(&ibnbd_clt_devs,
 					       struct ibnbd_clt_dev, list);
+		if (dev)	/* a sysfs unmap may free it meanwhile */
+			kobject_get(&dev->kobj);
 		mutex_unlock(&ibnbd_clt_mutex);
 		if (!dev)
 			break;
-		ibnbd_clt_unmap(dev, true, NULL);
+		/* -EALREADY: a sysfs unmap has it, and takes it off the list */
+		if (ibnbd_clt_unmap(dev, true, NULL) == -EALREADY)
+			msleep(20);
+		kobject_put(&dev->kobj);
 	}
+	wait_event(ibnbd_clt_unmap_wq, !atomic_read(&ibnbd_clt_unmapping));
 	WARN_ON(!list_empty(&ibnbd_clt_sessions));
 	kobject_put(ibnbd_clt_devs_kobj);
 	device_destroy(ibnbd_clt_class, MKDEV(0, 0));

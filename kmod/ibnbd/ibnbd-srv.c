@@ -185,13 +185,18 @@ static void ibnbd_srv_bad_msg(struct ibnbd_srv_sess *s, int type,
 			err);
 }
 
-/* Copy a response into a read's data area and answer the whole area. */
+/*
+ * Copy a response into a read's data area and answer the whole area. The
+ * request is answered then: 0, so that nobody answers it again.
+ */
 static int ibnbd_srv_answer(struct ibtrs_srv_op *op, void *data,
 			    size_t datalen, const void *rsp, size_t len)
 {
 	memcpy(data, rsp, len);
 	memset(data + len, 0, datalen - len);
-	return ibtrs_srv_resp(op, 0, datalen) ? -EIO : 0;
+	flush_kernel_vmap_range(data, datalen);
+	ibtrs_srv_resp(op, 0, datalen);
+	return 0;
 }
 
 static int ibnbd_srv_sess_info(struct ibnbd_srv_sess *s,
@@ -394,6 +399,7 @@ out_refuse_nolog:
 }
 
 static int ibnbd_srv_close(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
+			   enum ibtrs_dir dir, size_t datalen,
 			   const void *usr, size_t usrlen)
 {
 	const struct ibnbd_msg_close *m = usr;
@@ -402,6 +408,9 @@ static int ibnbd_srv_close(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 
 	if (ret)
 		return ret;
+	/* a write without data: an answer with no data area to cover */
+	if (dir != IBTRS_WRITE || datalen)
+		return -EINVAL;
 	spin_lock_irq(&s->lock);
 	sd = ibnbd_srv_sd_lookup(s, le32_to_cpu(m->device_id));
 	if (sd)
@@ -410,7 +419,8 @@ static int ibnbd_srv_close(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	if (!sd)
 		return -ESTALE;
 	ibnbd_srv_sd_close(s, sd, "closed by client");
-	return ibtrs_srv_resp(op, 0, 0) ? -EIO : 0;
+	ibtrs_srv_resp(op, 0, 0);
+	return 0;	/* answered */
 }
 
 /* ---------------------------------------------------------------- */
@@ -492,6 +502,57 @@ static blk_opf_t ibnbd_srv_opf(u32 op, u32 flags)
 	return opf;
 }
 
+/*
+ * Add the @len bytes of chunk memory at @data (vmap()ped: page by page) to
+ * @parent and submit it. A bio holds at most BIO_MAX_VECS pages (more is a
+ * BUG() in bvec_alloc()) and a chunk can be larger: the pages that do not
+ * fit go into further bios chained to @parent (bio_chain()), each
+ * submitted when full; @parent, submitted last, ends when all have (its
+ * bi_end_io answers the request once, with the first error). A PREFLUSH
+ * stays on @parent only; FUA is on every part.
+ */
+static void ibnbd_srv_submit_pages(struct bio *parent, void *data, u32 len,
+				   u32 nr_vecs, blk_opf_t opf)
+{
+	struct block_device *bdev = parent->bi_bdev;
+	sector_t sector = parent->bi_iter.bi_sector;
+	struct bio *bio = parent, *child;
+	u32 off = 0, left = nr_vecs;
+
+	while (off < len) {
+		void *p = data + off;
+		u32 n = min_t(u32, len - off, PAGE_SIZE - offset_in_page(p));
+
+		if (bio_add_page(bio, vmalloc_to_page(p), n,
+				 offset_in_page(p)) != n) {
+			/* an empty bio takes a page: else fail, never spin */
+			if (WARN_ON_ONCE(!bio->bi_vcnt)) {
+				bio_io_error(bio);	/* a child: to @parent */
+				if (bio != parent)
+					bio_io_error(parent);
+				return;
+			}
+			/* full (BIO_MAX_VECS, or the queue's limits) */
+			child = bio_alloc_bioset(bdev,
+						 min_t(u32, left, BIO_MAX_VECS),
+						 opf & ~REQ_PREFLUSH, GFP_NOIO,
+						 &fs_bio_set);
+			child->bi_iter.bi_sector = sector +
+						   (off >> SECTOR_SHIFT);
+			bio_chain(child, parent);
+			if (bio != parent)
+				submit_bio(bio);
+			bio = child;
+			continue;	/* this page again, into the child */
+		}
+		off += n;
+		left--;
+	}
+	if (bio != parent)
+		submit_bio(bio);
+	submit_bio(parent);
+}
+
 static int ibnbd_srv_io(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 			enum ibtrs_dir dir, void *data, size_t datalen,
 			const void *usr, size_t usrlen)
@@ -500,8 +561,8 @@ static int ibnbd_srv_io(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	struct ibnbd_srv_sess_dev *sd;
 	struct ibnbd_srv_io *io;
 	struct bio *bio;
-	u32 rw, opcode, len, off;
-	unsigned short nr_vecs = 0;
+	u32 rw, opcode, len, nr_vecs = 0;
+	blk_opf_t opf;
 	int ret;
 
 	ret = ibnbd_validate_io(usr, usrlen, dir == IBTRS_WRITE, datalen);
@@ -526,11 +587,11 @@ static int ibnbd_srv_io(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	rw = le32_to_cpu(m->rw);
 	opcode = rw & IBNBD_OP_MASK;
 	len = le32_to_cpu(m->bi_size);
+	opf = ibnbd_srv_opf(opcode, rw & ~IBNBD_OP_MASK);
 	if (opcode == IBNBD_OP_READ || opcode == IBNBD_OP_WRITE)
 		nr_vecs = DIV_ROUND_UP(offset_in_page(data) + len, PAGE_SIZE);
-	bio = bio_alloc_bioset(sd->bdev, nr_vecs,
-			       ibnbd_srv_opf(opcode, rw & ~IBNBD_OP_MASK),
-			       GFP_NOIO, &ibnbd_srv_bio_set);
+	bio = bio_alloc_bioset(sd->bdev, min_t(u32, nr_vecs, BIO_MAX_VECS),
+			       opf, GFP_NOIO, &ibnbd_srv_bio_set);
 	io = container_of(bio, struct ibnbd_srv_io, bio);
 	io->sd = sd;
 	io->op = op;
@@ -541,25 +602,14 @@ static int ibnbd_srv_io(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	if (opcode != IBNBD_OP_FLUSH)
 		bio->bi_iter.bi_sector = le64_to_cpu(m->sector);
 	if (nr_vecs) {
-		/* The chunk is vmap()ped: add it page by page. */
-		for (off = 0; off < len; ) {
-			void *p = data + off;
-			u32 n = min_t(u32, len - off,
-				      PAGE_SIZE - offset_in_page(p));
-
-			if (bio_add_page(bio, vmalloc_to_page(p), n,
-					 offset_in_page(p)) != n) {
-				bio_put(bio);
-				ret = -EIO;
-				goto out_put;
-			}
-			off += n;
-		}
 		if (opcode == IBNBD_OP_WRITE)
 			flush_kernel_vmap_range(data, len);
-	} else if (opcode != IBNBD_OP_FLUSH) {
-		bio->bi_iter.bi_size = len;	/* DISCARD, WRITE_ZEROES */
+		ibnbd_srv_account(sd, opcode, len);
+		ibnbd_srv_submit_pages(bio, data, len, nr_vecs, opf);
+		return 0;
 	}
+	if (opcode != IBNBD_OP_FLUSH)
+		bio->bi_iter.bi_size = len;	/* DISCARD, WRITE_ZEROES */
 	ibnbd_srv_account(sd, opcode, len);
 	submit_bio(bio);
 	return 0;
@@ -605,7 +655,7 @@ static int ibnbd_srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
 		ret = ibnbd_srv_open(s, op, dir, data, datalen, &msg, usrlen);
 		break;
 	case IBNBD_MSG_CLOSE:
-		ret = ibnbd_srv_close(s, op, &msg, usrlen);
+		ret = ibnbd_srv_close(s, op, dir, datalen, &msg, usrlen);
 		break;
 	default:
 		ret = -EINVAL;

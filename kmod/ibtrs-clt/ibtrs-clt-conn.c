@@ -274,9 +274,11 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 	if (sess->sized) {
 		if (p->queue_depth != sess->queue_depth ||
 		    p->chunk_size != sess->chunk_size ||
-		    p->max_usr_len != sess->max_usr_len) {
-			ibtrs_clt_err(path, "accept differs from the session's (queue depth %u, chunk %u)\n",
-				      sess->queue_depth, sess->chunk_size);
+		    p->max_usr_len != sess->max_usr_len ||
+		    p->hdr_area != sess->hdr_area) {
+			ibtrs_clt_err(path, "accept differs from the session's (queue depth %u, chunk %u, header area %u)\n",
+				      sess->queue_depth, sess->chunk_size,
+				      sess->hdr_area);
 			return -EINVAL;
 		}
 		if (path->max_sge - 1 < sess->max_segs || pages < sess->mr_pages) {
@@ -312,6 +314,7 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 	}
 	sess->chunk_size = p->chunk_size;
 	sess->max_usr_len = p->max_usr_len;
+	sess->hdr_area = p->hdr_area;
 	sess->slot_size = p->chunk_size + p->hdr_area;
 	sess->mr_pages = pages;
 	sess->max_segs = min(path->max_sge - 1, pages);
@@ -642,8 +645,9 @@ static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
 	spin_lock_irqsave(&sess->lock, flags);
 	if (sess->mp[old->idx].inflight)
 		sess->mp[old->idx].inflight--;
-	ret = ibtrs_clt_io_repost(io);
-	if (ret && !sess->closing &&
+	/* the caller gave up on it (a second block layer timeout) */
+	ret = io->expired ? -ETIMEDOUT : ibtrs_clt_io_repost(io);
+	if (ret && !io->expired && !sess->closing &&
 	    (ret != -ENOTCONN || ibtrs_clt_may_wait(sess))) {
 		io->path = NULL;
 		list_add_tail(&io->pending, &sess->pending);
@@ -657,9 +661,27 @@ static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
 		atomic64_inc(&old->failovers);
 	spin_unlock_irqrestore(&sess->lock, flags);
 	if (ret) {
-		io->status = -EIO;
+		io->status = io->expired ? -ETIMEDOUT : -EIO;
 		atomic_dec(&sess->inflight);
 		io->conf(io->priv, io->status);
+	}
+}
+
+/*
+ * After the teardown of @path (its QPs and MR pools gone): end the reads
+ * whose answer came but whose LOCAL_INV could not be posted any more
+ * (ibtrs_clt_io_answer()); their buffers are out of the server's reach now.
+ * Their mappings were undone before the MR pools went (@deferred).
+ */
+static void ibtrs_clt_end_deferred(struct ibtrs_clt_path *path,
+				   struct list_head *deferred)
+{
+	struct ibtrs_clt_io *io, *tmp;
+
+	list_for_each_entry_safe(io, tmp, deferred, pending) {
+		list_del_init(&io->pending);
+		io->inv_deferred = false;
+		ibtrs_clt_io_put(io);	/* the answer's: ends it */
 	}
 }
 
@@ -670,6 +692,7 @@ static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
 void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
 {
 	struct ibtrs_clt_sess *sess = path->sess;
+	LIST_HEAD(deferred_ios);
 	struct ibtrs_clt_io *io;
 	unsigned long flags;
 	u32 i;
@@ -693,17 +716,24 @@ void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
 	}
 	/* all completions of every QP are in: no answer comes any more */
 	for (i = 0; i < sess->queue_depth; i++) {
-		bool orphan;
+		bool orphan, deferred;
 
 		io = &sess->ios[i];
 		spin_lock_irqsave(&sess->lock, flags);
 		orphan = io->inflight && io->path == path && !io->answered;
+		deferred = io->inflight && io->path == path && io->inv_deferred;
 		spin_unlock_irqrestore(&sess->lock, flags);
-		if (orphan)
+		if (orphan) {
 			ibtrs_clt_io_failover(io, path);
+		} else if (deferred) {
+			/* the MR back to its pool: destroying the pool ends it */
+			ibtrs_clt_io_unmap(io);
+			list_add_tail(&io->pending, &deferred_ios);
+		}
 	}
-	WARN_ON_ONCE(atomic_read(&path->inflight));
 	ibtrs_clt_destroy_ib(path);
+	ibtrs_clt_end_deferred(path, &deferred_ios);
+	WARN_ON_ONCE(atomic_read(&path->inflight));
 out_idle:
 	spin_lock_irqsave(&sess->lock, flags);
 	path->state = IBTRS_CLT_PATH_IDLE;

@@ -14,7 +14,11 @@
 /* ---------------------------------------------------------------- */
 /* IO end                                                            */
 
-/* Undo the mappings of a posted @io (ibtrs_clt_io_post()). */
+/*
+ * Undo the mappings of a posted @io (ibtrs_clt_io_post()); once: a read
+ * whose invalidation was deferred is unmapped before its path's MR pools
+ * go, and not again when it ends.
+ */
 void ibtrs_clt_io_unmap(struct ibtrs_clt_io *io)
 {
 	struct ibtrs_clt_path *path = io->path;
@@ -24,8 +28,10 @@ void ibtrs_clt_io_unmap(struct ibtrs_clt_io *io)
 				io->dir == IBTRS_CLT_READ ? DMA_FROM_DEVICE :
 				DMA_TO_DEVICE);
 	io->nents = 0;
-	ib_dma_unmap_single(path->dev, io->hdr_dma, io->hdr_len,
-			    DMA_TO_DEVICE);
+	if (io->hdr_len)
+		ib_dma_unmap_single(path->dev, io->hdr_dma, io->hdr_len,
+				    DMA_TO_DEVICE);
+	io->hdr_len = 0;
 	if (io->mr) {
 		ib_mr_pool_put(io->con->qp, &io->con->qp->rdma_mrs, io->mr);
 		io->mr = NULL;
@@ -60,7 +66,7 @@ static void ibtrs_clt_io_end(struct ibtrs_clt_io *io)
 	io->conf(io->priv, io->status);
 }
 
-static void ibtrs_clt_io_put(struct ibtrs_clt_io *io)
+void ibtrs_clt_io_put(struct ibtrs_clt_io *io)
 {
 	if (atomic_dec_and_test(&io->ref))
 		ibtrs_clt_io_end(io);
@@ -191,19 +197,38 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 	io->status = status;
 	if (local_inv) {
 		struct ib_send_wr wr = {};
+		int err = -ENOTCONN;
 
 		wr.opcode = IB_WR_LOCAL_INV;
 		wr.ex.invalidate_rkey = io->mr->rkey;
 		wr.wr_cqe = &io->inv_cqe;
 		wr.send_flags = IB_SEND_SIGNALED;
-		atomic_inc(&io->ref);
-		atomic64_inc(&path->reg_wrs);
-		atomic64_inc(&path->local_invs);
-		if (ib_post_send(con->qp, &wr, NULL)) {
-			/* the path's teardown ends the MR's access */
-			atomic_dec(&io->ref);
-			io->status = -EIO;
-			ibtrs_clt_path_fail(path, "cannot post LOCAL_INV");
+		/*
+		 * Posted, like every WR of a path, under sess->lock while the
+		 * path is up: the teardown sets FAILED under it before it
+		 * drains, so a LOCAL_INV is never posted behind the drain
+		 * marker (whose completion would be lost with the CQ).
+		 */
+		spin_lock_irqsave(&sess->lock, flags);
+		if (path->state == IBTRS_CLT_PATH_CONNECTED) {
+			atomic_inc(&io->ref);
+			err = ib_post_send(con->qp, &wr, NULL);
+			if (err)
+				atomic_dec(&io->ref);
+		}
+		if (err) {
+			/*
+			 * The server may still write the buffer until the
+			 * path's QPs and MRs are gone: the teardown ends the
+			 * IO then (the answer's reference stays).
+			 */
+			io->inv_deferred = true;
+			ibtrs_clt_path_fail_locked(path, "cannot post LOCAL_INV");
+		}
+		spin_unlock_irqrestore(&sess->lock, flags);
+		if (!err) {
+			atomic64_inc(&path->reg_wrs);
+			atomic64_inc(&path->local_invs);
 		}
 	}
 	if (proto) {
@@ -212,7 +237,8 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 			      proto);
 		ibtrs_clt_path_fail(path, "protocol error");
 	}
-	ibtrs_clt_io_put(io);
+	if (!io->inv_deferred)
+		ibtrs_clt_io_put(io);
 }
 
 void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -279,8 +305,12 @@ void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	switch (m.kind) {
 	case TRS_RX_HB:
-		if (ibtrs_clt_post_imm(con, trs_to_imm(TRS_IMM_HB_ACK, m.id, 0)))
-			ibtrs_clt_path_fail(path, "cannot answer a heartbeat");
+		/* under sess->lock while up: never behind the drain marker */
+		spin_lock_irqsave(&sess->lock, flags);
+		if (path->state == IBTRS_CLT_PATH_CONNECTED &&
+		    ibtrs_clt_post_imm(con, trs_to_imm(TRS_IMM_HB_ACK, m.id, 0)))
+			ibtrs_clt_path_fail_locked(path, "cannot answer a heartbeat");
+		spin_unlock_irqrestore(&sess->lock, flags);
 		break;
 	case TRS_RX_HB_ACK:
 		break;
@@ -426,6 +456,7 @@ int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	io->hdr_dma = ib_dma_map_single(dev, io->hdr, io->hdr_len,
 					DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(dev, io->hdr_dma)) {
+		io->hdr_len = 0;
 		ret = -ENOMEM;
 		goto out_put_mr;
 	}
@@ -458,6 +489,7 @@ int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 
 out_unmap_hdr:
 	ib_dma_unmap_single(dev, io->hdr_dma, io->hdr_len, DMA_TO_DEVICE);
+	io->hdr_len = 0;
 out_put_mr:
 	if (io->mr) {
 		ib_mr_pool_put(con->qp, &con->qp->rdma_mrs, io->mr);
@@ -498,6 +530,8 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 	io->hint = hint;
 	io->status = 0;
 	io->answered = false;
+	io->expired = false;
+	io->inv_deferred = false;
 	io->mr = NULL;
 	memcpy(io->hdr + sizeof(struct trs_msg_io_req), usr, usrlen);
 
@@ -536,3 +570,42 @@ out_unlock:
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_request);
 
+void ibtrs_clt_request_timeout(struct ibtrs_clt_sess *sess, int permit,
+			       void *priv, bool final)
+{
+	struct ibtrs_clt_path *path;
+	struct ibtrs_clt_io *io;
+	unsigned long flags;
+
+	if (permit < 0 || permit >= sess->queue_depth)
+		return;
+	io = &sess->ios[permit];
+	spin_lock_irqsave(&sess->lock, flags);
+	if (!io->inflight || io->priv != priv) {	/* ended meanwhile */
+		spin_unlock_irqrestore(&sess->lock, flags);
+		return;
+	}
+	if (final)
+		io->expired = true;
+	path = io->path;
+	if (path) {
+		/* the teardown re-posts it or (expired) ends it */
+		ibtrs_clt_path_fail_locked(path, io->answered ?
+					   "request timeout (answered, its LOCAL_INV pending)" :
+					   "request timeout");
+		spin_unlock_irqrestore(&sess->lock, flags);
+		return;
+	}
+	/* no path: it waits in sess->pending for one */
+	if (!final || list_empty(&io->pending)) {
+		spin_unlock_irqrestore(&sess->lock, flags);
+		return;
+	}
+	list_del_init(&io->pending);
+	io->inflight = false;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	io->status = -ETIMEDOUT;
+	atomic_dec(&sess->inflight);
+	io->conf(io->priv, io->status);
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_request_timeout);

@@ -143,6 +143,11 @@ struct ibtrs_clt_con {
  * @priv: its argument.
  * @sge: SGEs of the request (data, then the header).
  * @pending: in sess->pending while it waits for a path (@path NULL).
+ * @expired: the caller gave up on it (ibtrs_clt_request_timeout() final):
+ *	it is not re-posted after its path's teardown but ends -ETIMEDOUT.
+ * @inv_deferred: answered, but its path failed before the LOCAL_INV of
+ *	its read MR could be posted: it ends after the path's teardown (QPs
+ *	and MRs gone), when the server can no longer write its buffer.
  */
 struct ibtrs_clt_io {
 	struct ibtrs_clt_sess *sess;
@@ -171,6 +176,8 @@ struct ibtrs_clt_io {
 	void *priv;
 	struct ib_sge sge[IBTRS_CLT_MAX_SGE + 1];
 	struct list_head pending;
+	bool expired;
+	bool inv_deferred;
 };
 
 /**
@@ -272,6 +279,7 @@ struct ibtrs_clt_path {
  * @queue_depth: chunks = permits.
  * @chunk_size: bytes per chunk, the largest IO.
  * @max_usr_len: largest user header.
+ * @hdr_area: bytes of a chunk's header area (every path must agree).
  * @slot_size: chunk stride of the pool.
  * @max_segs: data segments per IO.
  * @mr_pages: pages of a read registration (ib_map_mr_sg() maps pages, a
@@ -315,6 +323,7 @@ struct ibtrs_clt_sess {
 	u32 queue_depth;
 	u32 chunk_size;
 	u32 max_usr_len;
+	u32 hdr_area;
 	u32 slot_size;
 	u32 max_segs;
 	u32 mr_pages;
@@ -370,6 +379,7 @@ struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
 					    int idx,
 					    const struct ibtrs_clt_addr *addr);
 void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why);
+void ibtrs_clt_path_fail_locked(struct ibtrs_clt_path *path, const char *why);
 void ibtrs_clt_path_install(struct ibtrs_clt_path *path);
 void ibtrs_clt_path_stop(struct ibtrs_clt_path *path);
 void ibtrs_clt_path_uninstall(struct ibtrs_clt_path *path);
@@ -396,6 +406,7 @@ void ibtrs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc);
 int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 		      struct ibtrs_clt_con *con, size_t usrlen);
 void ibtrs_clt_io_unmap(struct ibtrs_clt_io *io);
+void ibtrs_clt_io_put(struct ibtrs_clt_io *io);
 int ibtrs_clt_post_recv(struct ibtrs_clt_iu *iu);
 void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibtrs_clt_send_done(struct ib_cq *cq, struct ib_wc *wc);

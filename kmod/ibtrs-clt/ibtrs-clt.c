@@ -93,14 +93,16 @@ static bool ibtrs_clt_any_usable(const struct ibtrs_clt_sess *sess)
 	return false;
 }
 
-/* Fail @path: nothing more is posted on it; the error work tears it down. */
-void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
+/*
+ * Fail @path: nothing more is posted on it; the error work tears it down.
+ * Under sess->lock (from a context that holds it already).
+ */
+void ibtrs_clt_path_fail_locked(struct ibtrs_clt_path *path, const char *why)
 {
 	struct ibtrs_clt_sess *sess = path->sess;
-	unsigned long flags;
 	bool was_up, connecting;
 
-	spin_lock_irqsave(&sess->lock, flags);
+	lockdep_assert_held(&sess->lock);
 	was_up = path->state == IBTRS_CLT_PATH_CONNECTED;
 	connecting = path->state == IBTRS_CLT_PATH_CONNECTING;
 	if (path->state != IBTRS_CLT_PATH_IDLE)
@@ -108,7 +110,6 @@ void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
 	sess->mp[path->idx].usable = false;
 	if (was_up && !ibtrs_clt_any_usable(sess))
 		sess->all_down_at = jiffies ? : 1;
-	spin_unlock_irqrestore(&sess->lock, flags);
 	if (connecting) {
 		int i;
 
@@ -130,6 +131,17 @@ void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
 		ibtrs_clt_err(path, "failed: %s\n", why);
 		queue_work(ibtrs_clt_wq, &path->err_work);
 	}
+}
+
+/* Fail @path, from any context but one holding sess->lock. */
+void ibtrs_clt_path_fail(struct ibtrs_clt_path *path, const char *why)
+{
+	struct ibtrs_clt_sess *sess = path->sess;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	ibtrs_clt_path_fail_locked(path, why);
+	spin_unlock_irqrestore(&sess->lock, flags);
 }
 
 /* Every failed work completion goes through here. */

@@ -64,6 +64,19 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 		      struct scatterlist *sg, unsigned int sg_cnt,
 		      u32 datalen, ibtrs_clt_conf_fn conf, void *priv);
 
+/*
+ * ibtrs_clt_request_timeout() - the caller waited too long for its request
+ * on @permit, the one it sent with @priv (a block layer timeout). Its path
+ * fails (error recovery: the teardown ends the server's access to the
+ * request's buffer and re-posts the request on a path, as after any
+ * failure). @final: give up on it: it is not re-posted but ends with
+ * -ETIMEDOUT once its path is torn down, at once when it waits for a path.
+ * A request already ended (or the permit now another's: @priv differs) is
+ * left alone. Any context.
+ */
+void ibtrs_clt_request_timeout(struct ibtrs_clt_sess *sess, int permit,
+			       void *priv, bool final);
+
 /* Connections per path (cons_per_path, 0: online CPUs); fixed at open. */
 int ibtrs_clt_nr_cons(const struct ibtrs_clt_sess *sess);
 u32 ibtrs_clt_queue_depth(const struct ibtrs_clt_sess *sess);

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
+#include <linux/highmem.h>
 
 #include "ibtrs-srv-pri.h"
 
@@ -28,6 +29,8 @@ static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op, int status, u32 len)
 	u32 imm;
 
 	if (op->req.type == TRS_MSG_IO_READ && !status && len) {
+		/* what the block layer or the user put there, for the device */
+		ibtrs_srv_sync_chunk(path, op->id, 0, len, false);
 		data_sge.addr = path->mr->iova +
 				(u64)op->id * op->sess->ctx->slot_size;
 		data_sge.length = len;
@@ -152,6 +155,9 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
 	const struct trs_conn_params *p = &ctx->params;
 	void *slot = ibtrs_srv_slot(sess, op->id);
+	/* what trs_io_req_copy() reads at most */
+	u32 hdr_len = min_t(u32, p->hdr_area, sizeof(struct trs_msg_io_req) +
+			    p->max_usr_len + 1);
 	const char *why = "";
 	unsigned long flags;
 	enum ibtrs_dir dir;
@@ -160,8 +166,16 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 	bool free_sess;
 	int ret;
 
-	memcpy(hdr, slot + p->chunk_size, p->hdr_area);
-	ret = trs_io_req_decode(hdr, p->hdr_area, p->chunk_size,
+	/*
+	 * The peer wrote the header area (and a write's data) by RDMA. Only
+	 * the request header and its user header are copied and synced, not
+	 * the whole area.
+	 */
+	ibtrs_srv_sync_chunk(path, op->id, p->chunk_size, hdr_len, true);
+	invalidate_kernel_vmap_range(slot + p->chunk_size, hdr_len);
+	hdr_len = trs_io_req_copy(hdr, slot + p->chunk_size, p->hdr_area,
+				  p->max_usr_len);
+	ret = trs_io_req_decode(hdr, hdr_len, p->chunk_size,
 				p->max_usr_len, &op->req, &why);
 	if (ret) {
 		spin_lock_irqsave(&sess->lock, flags);
@@ -179,6 +193,8 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 		dir = IBTRS_WRITE;
 		datalen = op->req.data_len;
 		data = slot + p->chunk_size - datalen;
+		ibtrs_srv_sync_chunk(path, op->id, p->chunk_size - datalen,
+				     datalen, true);
 	} else {
 		dir = IBTRS_READ;
 		datalen = op->req.sg_cnt ? op->req.rlen : 0;
@@ -236,17 +252,25 @@ static void ibtrs_srv_io_req(struct ibtrs_srv_con *con, u32 id)
 
 	spin_lock_irqsave(&sess->lock, flags);
 	if (op->state != IBTRS_OP_FREE) {
-		if (op->state == IBTRS_OP_QUEUED || op->path == path ||
-		    op->pending_path) {
+		/* a client never re-sends a chunk on the path it is busy on */
+		if (op->path == path || op->pending_path == path) {
 			spin_unlock_irqrestore(&sess->lock, flags);
-			ibtrs_srv_path_fail(path, "request for chunk %u which is busy",
+			ibtrs_srv_path_fail(path, "request for chunk %u which is busy on this path",
 					    id);
 			return;
 		}
-		/* A failed-over retry overtook the original's answer. */
+		/*
+		 * A failed-over retry overtook the original's answer (ACTIVE),
+		 * or the original was answered and an earlier retry waits to
+		 * be started (QUEUED). The client re-sends a chunk only after
+		 * it gave up the path it last sent it on, so the newest retry
+		 * is the one it waits for: it replaces an earlier one, whose
+		 * path we may not have seen fail yet.
+		 */
 		op->pending_path = path;
 		op->pending_con = con;
 		path->reqs++;
+		path->deferred++;
 		spin_unlock_irqrestore(&sess->lock, flags);
 		return;
 	}
@@ -361,6 +385,12 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	if (!err) {
 		path->joined = true;
 		ibtrs_srv_hb_start(path);
+		/*
+		 * Heartbeats start now. Only while the path is open: the close
+		 * work marks it closed under this lock before it cancels the
+		 * work, which must not be armed again after that.
+		 */
+		mod_delayed_work(ibtrs_srv_wq, &path->hb_work, 0);
 	}
 	spin_unlock_irq(&sess->lock);
 	if (err) {
@@ -376,7 +406,6 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	mutex_unlock(&ctx->mutex);
 	pr_info("sess %s: path from %s joined (%d path%s)\n", sess->name,
 		path->addr, n, n > 1 ? "s" : "");
-	mod_delayed_work(ibtrs_srv_wq, &path->hb_work, 0);
 }
 
 void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -477,9 +506,15 @@ void ibtrs_srv_hb_work(struct work_struct *work)
 	tmo = trs_hb_timeout_us(&path->hb);
 	idle = trs_hb_idle_us(&path->hb, now);
 	if (!path->joined) {
-		/* a connection that never joins is dropped as well */
-		if (idle > tmo + IBTRS_JOIN_GRACE_US)
+		/*
+		 * A path that never joins is dropped, counted from its first
+		 * connection: heartbeats do not keep an unjoined path (and its
+		 * session's pool) alive.
+		 */
+		if (now - path->created_us > tmo + IBTRS_JOIN_GRACE_US) {
 			why = "did not join in time";
+			idle = now - path->created_us;
+		}
 	} else if (trs_hb_timed_out(&path->hb, now)) {
 		why = "heartbeat timeout";
 	} else if (trs_hb_due(&path->hb, now, &seq)) {
@@ -488,8 +523,9 @@ void ibtrs_srv_hb_work(struct work_struct *work)
 	}
 	spin_unlock_irq(&sess->lock);
 	if (why) {
-		ibtrs_srv_path_fail(path, "%s: nothing received for %llu ms",
-				    why, idle / USEC_PER_MSEC);
+		ibtrs_srv_path_fail(path, "%s: %s %llu ms", why,
+				    path->joined ? "nothing received for" :
+				    "connected", idle / USEC_PER_MSEC);
 		return;
 	}
 	if (err) {

@@ -12,6 +12,7 @@
 #include <linux/scatterlist.h>
 #include <linux/inet.h>
 #include <rdma/ib_cm.h>
+#include <net/ipv6.h>
 
 #include "ibtrs-srv-pri.h"
 
@@ -157,6 +158,7 @@ static int ibtrs_srv_path_map_pool(struct ibtrs_srv_path *path)
 	struct ibtrs_srv_sess *sess = path->sess;
 	unsigned int bsize = PAGE_SIZE << sess->order;
 	struct scatterlist *sg;
+	unsigned int b;
 	int i, n, err;
 
 	err = sg_alloc_table(&path->sgt, sess->nblocks, GFP_KERNEL);
@@ -169,6 +171,20 @@ static int ibtrs_srv_path_map_pool(struct ibtrs_srv_path *path)
 	if (!n)
 		return -ENOMEM;
 	path->sg_mapped = n;
+	/* each block's device address; an IOMMU may have merged blocks */
+	path->blk_dma = kvmalloc_array(sess->nblocks, sizeof(u64), GFP_KERNEL);
+	if (!path->blk_dma)
+		return -ENOMEM;
+	b = 0;
+	for_each_sg(path->sgt.sgl, sg, n, i) {
+		u64 off;
+
+		for (off = 0; off < sg_dma_len(sg) && b < sess->nblocks;
+		     off += bsize)
+			path->blk_dma[b++] = sg_dma_address(sg) + off;
+	}
+	if (b != sess->nblocks)
+		return -EINVAL;
 	path->mr = ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG, n);
 	if (IS_ERR(path->mr)) {
 		err = PTR_ERR(path->mr);
@@ -188,6 +204,7 @@ static void ibtrs_srv_path_unmap_pool(struct ibtrs_srv_path *path)
 		ib_dma_unmap_sg(path->dev, path->sgt.sgl, path->sess->nblocks,
 				DMA_BIDIRECTIONAL);
 	sg_free_table(&path->sgt);
+	kvfree(path->blk_dma);
 }
 
 static void ibtrs_srv_path_close_work(struct work_struct *work)
@@ -200,7 +217,13 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 	bool last, free_sess;
 	u32 i;
 
-	/* From here on nobody posts on the path's QPs. */
+	/*
+	 * A connect request holds the context mutex while it adds a
+	 * connection to a path: once we hold it, none is half made, and later
+	 * ones see IBTRS_PATH_FAILED (set before this work was queued) and
+	 * leave the path alone. From here on nobody posts on the path's QPs.
+	 */
+	mutex_lock(&ctx->mutex);
 	spin_lock_irq(&sess->lock);
 	path->closed = true;
 	for (i = 0; i < sess->queue_depth; i++) {
@@ -216,6 +239,7 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 		}
 	}
 	spin_unlock_irq(&sess->lock);
+	mutex_unlock(&ctx->mutex);
 	cancel_delayed_work_sync(&path->hb_work);
 	/* a deferred start may still use the path */
 	for (i = 0; i < sess->queue_depth; i++)
@@ -259,8 +283,10 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 	mutex_lock(&ctx->mutex);
 	list_del(&path->link);
 	last = --sess->npaths == 0;
-	if (last)
+	if (last) {
 		list_del(&sess->link);	/* a reconnect makes a new one */
+		ctx->nsessions--;
+	}
 	mutex_unlock(&ctx->mutex);
 	pr_info("sess %s: path from %s closed%s\n", ibtrs_sess_name(sess),
 		path->addr, last ? ", no path left" : "");
@@ -303,6 +329,7 @@ ibtrs_srv_path_create(struct ibtrs_srv_sess *sess,
 	INIT_WORK(&path->close_work, ibtrs_srv_path_close_work);
 	snprintf(path->addr, sizeof(path->addr), "%pISc",
 		 &id->route.addr.dst_addr);
+	path->created_us = ibtrs_now_us();
 	path->pd = ib_alloc_pd(path->dev, 0);
 	if (IS_ERR(path->pd)) {
 		err = PTR_ERR(path->pd);
@@ -342,11 +369,45 @@ static int ibtrs_srv_reject(struct rdma_cm_id *id, int code, const char *why)
 	};
 	struct trs_msg_conn_rsp rsp;
 
-	pr_warn("rejecting a connection from %pISc: %s (%s)\n",
-		&id->route.addr.dst_addr, trs_rej_str(code), why);
+	/* a flood of bad connects must not flood the log */
+	pr_warn_ratelimited("rejecting a connection from %pISc: %s (%s)\n",
+			    &id->route.addr.dst_addr, trs_rej_str(code), why);
 	trs_conn_rsp_encode(&rsp, &p);
 	rdma_reject(id, &rsp, sizeof(rsp), IB_CM_REJ_CONSUMER_DEFINED);
 	return -ECONNREFUSED;	/* non-zero: the CM destroys the cm_id */
+}
+
+static bool ibtrs_srv_same_ip(const struct sockaddr *a,
+			      const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)b)->sin6_addr);
+	return false;
+}
+
+/*
+ * Why a new session from @src would exceed max_sessions or
+ * max_sessions_per_addr, or NULL. Under ctx->mutex.
+ */
+static const char *ibtrs_srv_sess_limit(struct ibtrs_srv_ctx *ctx,
+					const struct sockaddr *src)
+{
+	struct ibtrs_srv_sess *sess;
+	unsigned int n = 0;
+
+	if (ctx->nsessions >= ibtrs_srv_max_sessions)
+		return "max_sessions reached";
+	list_for_each_entry(sess, &ctx->sessions, link)
+		n += ibtrs_srv_same_ip((struct sockaddr *)&sess->src, src);
+	if (n >= ibtrs_srv_max_sessions_per_addr)
+		return "max_sessions_per_addr reached for this address";
+	return NULL;
 }
 
 static int ibtrs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
@@ -361,6 +422,7 @@ static int ibtrs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 		.private_data_len = sizeof(rsp),
 		.rnr_retry_count = 7,
 	};
+	struct sockaddr *src = (struct sockaddr *)&id->route.addr.dst_addr;
 	struct ibtrs_srv_path *path = NULL, *p;
 	struct ibtrs_srv_sess *sess;
 	struct ibtrs_srv_con *con;
@@ -387,7 +449,12 @@ static int ibtrs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 		err = ibtrs_srv_reject(id, TRS_REJ_NO_SESS, "unknown session");
 		goto out_unlock;
 	}
-	sess = ibtrs_srv_sess_create(ctx, in.sess_uuid, id->device);
+	why = ibtrs_srv_sess_limit(ctx, src);
+	if (why) {
+		err = ibtrs_srv_reject(id, TRS_REJ_LIMIT, why);
+		goto out_unlock;
+	}
+	sess = ibtrs_srv_sess_create(ctx, in.sess_uuid, id->device, src);
 	if (IS_ERR(sess)) {
 		err = ibtrs_srv_reject(id, TRS_REJ_NOMEM, "session allocation");
 		goto out_unlock;
@@ -419,6 +486,7 @@ found:
 					       "path allocation");
 			if (!sess->npaths) {
 				list_del(&sess->link);
+				ctx->nsessions--;
 				ibtrs_srv_sess_free(sess);
 			}
 			goto out_unlock;

@@ -22,7 +22,7 @@
 #define IBTRS_RX_EXTRA		32	/* receives beyond one per chunk: HB, INFO */
 #define IBTRS_ACK_TIMEOUT	14	/* 4.096 us * 2^14 = 67 ms per retry */
 #define IBTRS_RSP_SLOT		32	/* bytes per chunk for its IO_RSP */
-#define IBTRS_JOIN_GRACE_US	(10ULL * USEC_PER_SEC)
+#define IBTRS_JOIN_GRACE_US	(10ULL * USEC_PER_SEC)	/* after the HB timeout */
 #define IBTRS_DISC_WAIT_MS	1000	/* for the peer's DREP at teardown */
 
 extern struct workqueue_struct *ibtrs_srv_wq;
@@ -54,6 +54,7 @@ enum ibtrs_srv_op_state {
  *	its memory window on.
  * @pending_path: a retried request for this chunk that came (on another
  *	path) while the old one was still served; started after its answer.
+ *	A newer retry (the client gave up that path too) replaces it.
  * @pending_con: the connection of @pending_path it came on.
  * @start_work: starts the pending request (not in the answer's context).
  * @req: the validated request header (host order), stable while ACTIVE.
@@ -128,6 +129,8 @@ enum {
  * @pd: protection domain of the path.
  * @sgt: the session's pool blocks, DMA-mapped for @dev.
  * @sg_mapped: entries ib_dma_map_sg() returned, 0 if not mapped.
+ * @blk_dma: the device address of each pool block (for the DMA syncs of
+ *	a chunk: ibtrs_srv_sync_chunk()).
  * @mr: the session's pool, registered on @pd (LOCAL_WRITE | REMOTE_WRITE).
  * @reg_cqe: completion of the pool registration (errors only).
  * @hb_cqe: completion of heartbeats and their acks.
@@ -143,6 +146,9 @@ enum {
  *	session's lock (sysfs).
  * @rsps: answers posted.
  * @hb_sent: heartbeats posted.
+ * @deferred: retried requests that waited for their chunk's original.
+ * @created_us: when the first connection came; a path must join within
+ *	the heartbeat timeout + IBTRS_JOIN_GRACE_US of it, heartbeats or not.
  */
 struct ibtrs_srv_path {
 	struct ibtrs_srv_sess *sess;
@@ -155,6 +161,7 @@ struct ibtrs_srv_path {
 	struct ib_pd *pd;
 	struct sg_table sgt;
 	int sg_mapped;
+	u64 *blk_dma;
 	struct ib_mr *mr;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe hb_cqe;
@@ -168,6 +175,8 @@ struct ibtrs_srv_path {
 	u64 reqs;
 	u64 rsps;
 	u64 hb_sent;
+	u64 deferred;
+	u64 created_us;
 };
 
 /**
@@ -194,6 +203,8 @@ struct ibtrs_srv_path {
  * @pool_len: @queue_depth * slot size.
  * @ops: one per chunk.
  * @free_work: frees the session from a context that may sleep.
+ * @src: the client address that created the session (the per-address
+ *	session limit).
  */
 struct ibtrs_srv_sess {
 	struct ibtrs_srv_ctx *ctx;
@@ -216,14 +227,18 @@ struct ibtrs_srv_sess {
 	size_t pool_len;
 	struct ibtrs_srv_op *ops;
 	struct work_struct free_work;
+	struct sockaddr_storage src;
 };
 
 /**
  * struct ibtrs_srv_ctx - the listener and its sessions.
  * @ops: the user's callbacks.
  * @listen_id: RDMA CM listener on INADDR_ANY:port.
- * @mutex: @sessions, @closing and the sessions' path lists.
+ * @mutex: @sessions, @nsessions, @closing and the sessions' path lists;
+ *	a path's close work takes it too before it detaches the path's
+ *	connections, so a connect request never races a teardown.
  * @sessions: sessions that have paths.
+ * @nsessions: entries of @sessions.
  * @closing: ibtrs_srv_close() has begun.
  * @params: what the accept advertises.
  * @slot_size: chunk size + header area.
@@ -233,6 +248,7 @@ struct ibtrs_srv_ctx {
 	struct rdma_cm_id *listen_id;
 	struct mutex mutex;	/* see @mutex above */
 	struct list_head sessions;
+	unsigned int nsessions;
 	bool closing;
 	struct trs_conn_params params;
 	u32 slot_size;
@@ -249,14 +265,19 @@ static inline const char *ibtrs_sess_name(const struct ibtrs_srv_sess *sess)
 }
 
 /* ibtrs-srv.c */
+extern uint ibtrs_srv_max_sessions;
+extern uint ibtrs_srv_max_sessions_per_addr;
 __printf(2, 3)
 void ibtrs_srv_path_fail(struct ibtrs_srv_path *path, const char *fmt, ...);
 void ibtrs_srv_hb_start(struct ibtrs_srv_path *path);
 void ibtrs_srv_sess_free(struct ibtrs_srv_sess *sess);
 struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 					     const u8 *uuid,
-					     struct ib_device *dev);
+					     struct ib_device *dev,
+					     const struct sockaddr *src);
 void *ibtrs_srv_slot(struct ibtrs_srv_sess *sess, u32 id);
+void ibtrs_srv_sync_chunk(struct ibtrs_srv_path *path, u32 id, u32 off,
+			  u32 len, bool for_cpu);
 extern struct ibtrs_srv_ctx *ibtrs_srv_the_ctx;
 /* ibtrs-srv-io.c */
 void ibtrs_srv_op_start_work(struct work_struct *work);

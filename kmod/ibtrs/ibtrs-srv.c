@@ -48,6 +48,21 @@ static uint hb_missed_max = 3;
 module_param(hb_missed_max, uint, 0444);
 MODULE_PARM_DESC(hb_missed_max, "silent intervals before a path fails (default 3)");
 
+/*
+ * Every session pins its chunk pool (queue_depth * (chunk_size + 4 KiB))
+ * from its first connection on, before it joined: without a bound any
+ * peer that can reach the port takes the server's memory.
+ */
+uint ibtrs_srv_max_sessions = 128;
+module_param_named(max_sessions, ibtrs_srv_max_sessions, uint, 0444);
+MODULE_PARM_DESC(max_sessions, "sessions (chunk pools) at once (default 128)");
+
+uint ibtrs_srv_max_sessions_per_addr = 64;
+module_param_named(max_sessions_per_addr, ibtrs_srv_max_sessions_per_addr,
+		   uint, 0444);
+MODULE_PARM_DESC(max_sessions_per_addr,
+		 "sessions one client address may create (default 64)");
+
 struct workqueue_struct *ibtrs_srv_wq;
 /*
  * Sessions allocated (listed or not); ibtrs_srv_close() waits for 0. Not
@@ -92,6 +107,7 @@ void ibtrs_srv_sess_free(struct ibtrs_srv_sess *sess)
 	unsigned int i;
 
 	vunmap(sess->pool);
+	/* our reference on each compound block (ibtrs_srv_pool_alloc()) */
 	for (i = 0; sess->blocks && i < sess->nblocks; i++)
 		if (sess->blocks[i])
 			__free_pages(sess->blocks[i], sess->order);
@@ -117,7 +133,8 @@ static int ibtrs_srv_pool_alloc(struct ibtrs_srv_sess *sess,
 				struct ib_device *dev)
 {
 	u32 max_sg = dev->attrs.max_fast_reg_page_list_len ?: 256;
-	unsigned long npages = sess->pool_len >> PAGE_SHIFT;
+	/* a slot is chunk_size + 4 KiB: not a page multiple with 64 KiB pages */
+	unsigned long npages = DIV_ROUND_UP(sess->pool_len, PAGE_SIZE);
 	struct page **pages;
 	unsigned int i, j, order = 0;
 	int ret = -ENOMEM;
@@ -139,8 +156,19 @@ static int ibtrs_srv_pool_alloc(struct ibtrs_srv_sess *sess,
 	if (!pages)
 		return -ENOMEM;
 	for (i = 0; i < sess->nblocks; i++) {
+		/*
+		 * Compound: the bios of ibnbd-server carry single pages of a
+		 * block, and whoever takes a reference on one (a loop device
+		 * over a 9p file: p9_get_mapped_pages() get_page()s and
+		 * p9_release_pages() put_page()s every page of the IO) must
+		 * count it on the block's head. Without __GFP_COMP the tail
+		 * pages have refcount 0, and that put_page() hands a page we
+		 * still use (and the RDMA device writes into) to the page
+		 * allocator: kernel memory corruption.
+		 */
 		sess->blocks[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO |
-					      __GFP_NOWARN, order);
+					      __GFP_NOWARN | __GFP_COMP,
+					      order);
 		if (!sess->blocks[i])
 			goto out_free_pages;
 		for (j = 0; j < (1U << order); j++)
@@ -156,7 +184,8 @@ out_free_pages:
 
 struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 					     const u8 *uuid,
-					     struct ib_device *dev)
+					     struct ib_device *dev,
+					     const struct sockaddr *src)
 {
 	struct ibtrs_srv_sess *sess;
 	u32 i;
@@ -168,6 +197,7 @@ struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 	sess->ctx = ctx;
 	atomic_inc(&ibtrs_srv_nr_sess);
 	memcpy(sess->uuid, uuid, TRS_UUID_LEN);
+	memcpy(&sess->src, src, rdma_addr_size(src));
 	spin_lock_init(&sess->lock);
 	INIT_LIST_HEAD(&sess->paths);
 	INIT_WORK(&sess->free_work, ibtrs_srv_sess_free_work);
@@ -187,6 +217,7 @@ struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 	if (err)
 		goto out_free_sess;
 	list_add_tail(&sess->link, &ctx->sessions);
+	ctx->nsessions++;
 	return sess;
 
 out_free_sess:
@@ -197,6 +228,38 @@ out_free_sess:
 void *ibtrs_srv_slot(struct ibtrs_srv_sess *sess, u32 id)
 {
 	return sess->pool + (size_t)id * sess->ctx->slot_size;
+}
+
+/*
+ * ibtrs_srv_sync_chunk() - hand bytes [@off, @off + @len) of chunk @id
+ * between @path's device and the CPU: @for_cpu before the CPU (or the
+ * block layer) reads what the peer wrote, else before the device sends
+ * what the CPU wrote. A no-op on devices without DMA mapping (rxe); with
+ * swiotlb or a non-coherent device it copies or flushes. A chunk may
+ * span blocks of the pool. Any context.
+ */
+void ibtrs_srv_sync_chunk(struct ibtrs_srv_path *path, u32 id, u32 off,
+			  u32 len, bool for_cpu)
+{
+	struct ibtrs_srv_sess *sess = path->sess;
+	unsigned int shift = PAGE_SHIFT + sess->order;
+	size_t pos = (size_t)id * sess->ctx->slot_size + off;
+
+	while (len) {
+		size_t b = pos >> shift, boff = pos & ((1UL << shift) - 1);
+		u32 n = min_t(size_t, len, (1UL << shift) - boff);
+
+		if (for_cpu)
+			ib_dma_sync_single_for_cpu(path->dev,
+						   path->blk_dma[b] + boff, n,
+						   DMA_BIDIRECTIONAL);
+		else
+			ib_dma_sync_single_for_device(path->dev,
+						      path->blk_dma[b] + boff,
+						      n, DMA_BIDIRECTIONAL);
+		pos += n;
+		len -= n;
+	}
 }
 
 /* ---------------------------------------------------------------- */
@@ -335,9 +398,10 @@ static int ibtrs_srv_show_sess(struct ibtrs_srv_sess *sess, char *buf, int at)
 				    path->addr, path->ncons,
 				    path->closed ? "closing" :
 				    path->joined ? "joined" : "connecting");
-		at += sysfs_emit_at(buf, at, " reqs=%llu rsps=%llu hb_sent=%llu recon_cnt=%u\n",
-				    path->reqs, path->rsps, path->hb_sent,
-				    path->recon_cnt);
+		at += sysfs_emit_at(buf, at, " reqs=%llu rsps=%llu deferred=%llu",
+				    path->reqs, path->rsps, path->deferred);
+		at += sysfs_emit_at(buf, at, " hb_sent=%llu recon_cnt=%u\n",
+				    path->hb_sent, path->recon_cnt);
 	}
 	spin_unlock_irq(&sess->lock);
 	return at;

@@ -42,8 +42,10 @@ enum ibtrs_srv_link_ev {
  *	session's chunk (a write's data, or where a read's data goes);
  *	vmalloc-space memory, so block IO maps it with vmalloc_to_page().
  *	@usr/@usrlen: the user header (a private copy, valid during the call).
- *	Return 0 and answer later with ibtrs_srv_resp() exactly once, or
- *	return a negative errno, which the transport sends as the answer.
+ *	Return 0 when the request was answered, or will be, with
+ *	ibtrs_srv_resp() exactly once; or return a negative errno without
+ *	having answered: the transport sends it as the answer. Never both.
+ *	A remote peer chooses @dir and @usr: validate them first.
  *	Context: process (completion work queue); may sleep briefly.
  * @link_ev: &enum ibtrs_srv_link_ev. Context: process.
  */
@@ -62,7 +64,10 @@ void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx);
 /*
  * ibtrs_srv_resp() - answer @op with @status (0 or -errno) and, for a read,
  * @len bytes of its data area (a successful read answer must cover the
- * whole request). Any context, also hard interrupt (bio completion).
+ * whole request, else the client gets EIO). Any context, also hard
+ * interrupt (bio completion). @op is answered (or, its path gone, dropped)
+ * in every case and must not be answered again: a non-zero return only
+ * reports that the answer broke the read-answer rule.
  */
 int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len);
 

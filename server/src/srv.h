@@ -45,6 +45,7 @@ struct srv_opts {
 	int verbose;
 	unsigned int hb_interval_ms;
 	unsigned int hb_missed_max;
+	unsigned int test_faults;	/* IBTRS_SRV_TEST_*: client tests only */
 };
 
 /*

@@ -243,6 +243,10 @@ int main(int argc, char **argv)
 	so.chunk_size = d->o.chunk_size;
 	so.hb_interval_ms = d->o.hb_interval_ms;
 	so.hb_missed_max = d->o.hb_missed_max;
+	so.test_faults = d->o.test_faults;
+	if (so.test_faults)
+		srv_wrn("test faults %#x: this server breaks the protocol on purpose (client tests only)",
+			 so.test_faults);
 	d->chunk_size = d->o.chunk_size ? d->o.chunk_size : 128 * 1024;
 
 	entries = d->o.queue_depth ? d->o.queue_depth : 128;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ibtrs.h"	/* IBTRS_SRV_TEST_* */
 #include "srv.h"
 
 void srv_opts_usage(FILE *f, const char *prog)
@@ -29,6 +30,9 @@ void srv_opts_usage(FILE *f, const char *prog)
 "      --pidfile FILE      write the daemon's pid\n"
 "      --stats-file FILE   write statistics there on SIGUSR1 and at exit\n"
 "  -v, --verbose           debug logging\n"
+"      --test-fault F      FOR CLIENT TESTS ONLY, breaks the protocol on purpose:\n"
+"                          no-inval (answer reads without remote invalidation),\n"
+"                          short-read (answer reads > 4 KiB 512 bytes short)\n"
 "  -h, --help              this text\n"
 "Signals: SIGTERM/SIGINT clean shutdown (in-flight IO completes); SIGUSR1 dumps stats.\n",
 		prog, SRV_DEFAULT_MAX_DEVS);
@@ -81,7 +85,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return 0;
 }
 
-enum { OPT_PIDFILE = 256, OPT_STATS, OPT_HB_INT, OPT_HB_MISS };
+enum { OPT_PIDFILE = 256, OPT_STATS, OPT_HB_INT, OPT_HB_MISS, OPT_TEST_FAULT };
 
 static const struct option long_opts[] = {
 	{ "addr", required_argument, NULL, 'a' },
@@ -97,6 +101,7 @@ static const struct option long_opts[] = {
 	{ "syslog", no_argument, NULL, 's' },
 	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 	{ "stats-file", required_argument, NULL, OPT_STATS },
+	{ "test-fault", required_argument, NULL, OPT_TEST_FAULT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -180,6 +185,15 @@ int srv_opts_parse(int argc, char **argv, struct srv_opts *o, char *err,
 			break;
 		case OPT_STATS:
 			o->stats_file = optarg;
+			break;
+		case OPT_TEST_FAULT:
+			if (!strcmp(optarg, "no-inval"))
+				o->test_faults |= IBTRS_SRV_TEST_NO_INVAL;
+			else if (!strcmp(optarg, "short-read"))
+				o->test_faults |= IBTRS_SRV_TEST_SHORT_READ;
+			else
+				BAD("bad --test-fault '%s' (no-inval or short-read)",
+				    optarg);
 			break;
 		case 'v':
 			o->verbose++;

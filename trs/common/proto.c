@@ -47,6 +47,7 @@ const char *trs_rej_str(int rej)
 	case TRS_REJ_BUSY:	return "path already connected";
 	case TRS_REJ_CLOSING:	return "server shutting down";
 	case TRS_REJ_BAD_FLAGS:	return "unknown connection flags";
+	case TRS_REJ_LIMIT:	return "server's session limit reached";
 	}
 	return "unknown reject code";
 }
@@ -211,6 +212,13 @@ int trs_info_req_decode(const void *buf, __u32 len, char *name,
 		name[i] = (char)m->sessname[i];
 		if (!m->sessname[i])
 			break;
+		/* it goes to logs and sysfs: printable ASCII, no '/' */
+		if (m->sessname[i] < 0x20 || m->sessname[i] > 0x7e ||
+		    m->sessname[i] == '/') {
+			name[0] = '\0';
+			return trs_fail(why, "session name has a control, non-ASCII or '/' character",
+					-EPROTO);
+		}
 	}
 	if (i == TRS_SESSNAME_MAX)
 		return trs_fail(why, "session name not terminated", -EPROTO);
@@ -280,6 +288,27 @@ void trs_io_req_encode(struct trs_msg_io_req *m,
 	m->desc.rkey = cpu_to_le32(in->rkey);
 	m->desc.len = cpu_to_le32(in->rlen);
 	m->seq = cpu_to_le64(in->seq);
+}
+
+__u32 trs_io_req_copy(void *dst, const void *area, __u32 area_len,
+		      __u32 max_usr_len)
+{
+	const __u32 n = sizeof(struct trs_msg_io_req);
+	__u32 ulen;
+
+	if (area_len < n) {
+		trs_bytes_copy(dst, area, area_len);
+		return area_len;
+	}
+	trs_bytes_copy(dst, area, n);
+	/* from the copy: the peer may change the area meanwhile */
+	ulen = le16_to_cpu(((const struct trs_msg_io_req *)dst)->usr_len);
+	if (ulen > max_usr_len)
+		ulen = max_usr_len + 1;	/* enough for the decoder to refuse */
+	if (ulen > area_len - n)
+		ulen = area_len - n;
+	trs_bytes_copy((__u8 *)dst + n, (const __u8 *)area + n, ulen);
+	return n + ulen;
 }
 
 int trs_io_req_decode(const void *hdr, __u32 hdr_len, __u32 chunk_size,

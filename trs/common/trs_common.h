@@ -84,6 +84,17 @@ void trs_io_req_encode(struct trs_msg_io_req *m,
  * @hdr: a private copy of the chunk's header area (never the chunk itself,
  *	which the client can still overwrite), @hdr_len bytes of it.
  */
+/*
+ * trs_io_req_copy() - copy a request's header out of its chunk's header
+ * area (@area, @area_len bytes, which the peer may still be writing) into
+ * @dst: the fixed header, then as many user header bytes as the copy's own
+ * usr_len says, at most @max_usr_len + 1 and never past the area (so that
+ * trs_io_req_decode() on the copy still sees a usr_len too long). Returns
+ * the bytes copied: what to pass to trs_io_req_decode() as @hdr_len. Reads
+ * ~50 bytes for a typical request where copying the area would read 4096.
+ */
+__u32 trs_io_req_copy(void *dst, const void *area, __u32 area_len,
+		      __u32 max_usr_len);
 int trs_io_req_decode(const void *hdr, __u32 hdr_len, __u32 chunk_size,
 		      __u32 max_usr_len, struct trs_io_req_info *out,
 		      const char **why);

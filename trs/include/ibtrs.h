@@ -272,6 +272,8 @@ struct ibtrs_srv_ops {
  *	power of two (128 KiB). max_io_size = chunk_size; the user header and
  *	transport trailer travel in a separate area of the chunk pool.
  * @hb_interval_ms/@hb_missed_max: as the client.
+ * @test_faults: IBTRS_SRV_TEST_* bits: the server breaks a rule on purpose,
+ *	so that a client's checks can be tested against it. 0 in any real use.
  */
 struct ibtrs_srv_opts {
 	const char *const *addrs;
@@ -281,7 +283,18 @@ struct ibtrs_srv_opts {
 	unsigned int chunk_size;
 	unsigned int hb_interval_ms;
 	unsigned int hb_missed_max;
+	unsigned int test_faults;
 };
+
+/*
+ * Faults for client tests only (&ibtrs_srv_opts.test_faults).
+ * IBTRS_SRV_TEST_NO_INVAL: a read that asked for remote invalidation is
+ *	answered with a plain SEND, so the client must invalidate itself.
+ * IBTRS_SRV_TEST_SHORT_READ: a successful read of more than 4 KiB is
+ *	answered 512 bytes short, which the client must refuse (EIO).
+ */
+#define IBTRS_SRV_TEST_NO_INVAL		(1U << 0)
+#define IBTRS_SRV_TEST_SHORT_READ	(1U << 1)
 
 struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 				     const struct ibtrs_srv_ops *ops,

@@ -196,8 +196,13 @@ static struct trs_srv_path *trs_srv_path_create(struct ibtrs_srv_sess *sess,
 	path->recon_cnt = in->recon_cnt;
 	memcpy(path->uuid, in->path_uuid, TRS_UUID_LEN);
 	/* silence is counted from now on, also before the path joins */
+	/* before the join too: an unjoined path answers heartbeats (its
+	 * HB_ACK's completion called a NULL handler: a segfault any peer could
+	 * cause by sending a heartbeat before INFO_REQ) */
+	path->hb_cqe.done = trs_srv_hb_done;
+	path->created_us = trs_now_us();
 	trs_hb_start(&path->hb, sess->ctx->opts.hb_interval_ms,
-		     sess->ctx->opts.hb_missed_max, trs_now_us());
+		     sess->ctx->opts.hb_missed_max, path->created_us);
 	trs_srv_addr_str(id, path->addr, sizeof(path->addr));
 	TAILQ_INSERT_TAIL(&sess->paths, path, link);
 	sess->npaths++;

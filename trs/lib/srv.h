@@ -70,6 +70,7 @@ struct trs_srv_path {
 	struct trs_dev *dev;	/* held for pool_mr; all cons use it */
 	struct ibv_mr *pool_mr;
 	struct trs_hb hb;	/* heartbeat and liveness (common/hb.c) */
+	uint64_t created_us;	/* first connection: the join deadline's start */
 	struct trs_cqe hb_cqe;
 	TAILQ_ENTRY(trs_srv_path) link;
 };
@@ -120,6 +121,7 @@ void trs_srv_path_fail(struct trs_srv_path *path, const char *fmt, ...)
 
 /* srv_io.c */
 void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc);
+void trs_srv_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc);
 void trs_srv_send_done(struct trs_cqe *cqe, struct ibv_wc *wc);
 void trs_srv_path_tick(struct trs_srv_path *path, uint64_t now);
 void trs_srv_op_orphan(struct ibtrs_srv_op *op);

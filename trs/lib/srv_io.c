@@ -20,7 +20,7 @@ void trs_srv_send_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 				  ibv_wc_status_str(wc->status));
 }
 
-static void trs_srv_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc)
+void trs_srv_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 {
 	struct trs_srv_path *path = trs_container_of(cqe, struct trs_srv_path, hb_cqe);
 
@@ -42,13 +42,15 @@ static void trs_srv_op_start(struct ibtrs_srv_op *op, struct trs_srv_path *path,
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
 	char *slot = trs_srv_slot(sess, op->id);
 	const char *why = "";
+	__u32 hdr_len;
 	void *data;
 	size_t datalen;
 	int ret;
 
 	/* Copy first: the client can still write the chunk while we look. */
-	memcpy(op->hdr, slot + ctx->params.chunk_size, ctx->params.hdr_area);
-	if (trs_io_req_decode(op->hdr, ctx->params.hdr_area, ctx->params.chunk_size,
+	hdr_len = trs_io_req_copy(op->hdr, slot + ctx->params.chunk_size,
+				  ctx->params.hdr_area, ctx->params.max_usr_len);
+	if (trs_io_req_decode(op->hdr, hdr_len, ctx->params.chunk_size,
 			      ctx->params.max_usr_len, &op->req, &why)) {
 		trs_srv_path_fail(path, "invalid request in chunk %u: %s", op->id, why);
 		return;
@@ -121,7 +123,8 @@ static int trs_srv_post_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	if (op->req.type == TRS_MSG_IO_READ || (op->req.flags & TRS_IO_F_NEED_INV)) {
 		/* A read's answer carries its length, so the client can check it
 		 * covers the request; SEND_WITH_INV also ends the client's rkey. */
-		bool inv = op->req.flags & TRS_IO_F_NEED_INV;
+		bool inv = (op->req.flags & TRS_IO_F_NEED_INV) &&
+			   !(sess->ctx->opts.test_faults & IBTRS_SRV_TEST_NO_INVAL);
 		struct trs_io_rsp_info ri = {
 			.chunk_id = (uint16_t)op->id, .status = status,
 			.flags = inv ? TRS_RSP_F_INVALIDATED : 0, .len = (uint32_t)len,
@@ -161,11 +164,16 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	sess = op->sess;
 	path = op->path;
 	rlen = len > UINT32_MAX ? UINT32_MAX : (__u32)len;
-	/* test hook (trs-test-server --short-read raw): a short, successful
-	 * read answer goes out as the user gave it */
-	raw_short = trs_srv_test_short_read && !status &&
-		    op->req.type == TRS_MSG_IO_READ && op->req.sg_cnt &&
-		    rlen < op->req.rlen;
+	/* test fault: a large successful read answered 512 bytes short */
+	if ((sess->ctx->opts.test_faults & IBTRS_SRV_TEST_SHORT_READ) &&
+	    !status && op->req.type == TRS_MSG_IO_READ && rlen > 4096)
+		rlen -= 512;
+	/* test hook (trs-test-server --short-read raw, test_faults): a short,
+	 * successful read answer goes out as the user gave it */
+	raw_short = (trs_srv_test_short_read ||
+		     (sess->ctx->opts.test_faults & IBTRS_SRV_TEST_SHORT_READ)) &&
+		    !status && op->req.type == TRS_MSG_IO_READ &&
+		    op->req.sg_cnt && rlen < op->req.rlen;
 	/* A read answer must cover the request (trs/common/proto.c). */
 	if (!raw_short && trs_io_resp_check(&op->req, &status, &rlen)) {
 		trs_err("session %s: read answer of chunk %u has %zu bytes, "
@@ -228,7 +236,6 @@ static void trs_srv_info_req(struct trs_srv_path *path, struct trs_srv_con *con,
 		return;
 	}
 	path->joined = true;
-	path->hb_cqe.done = trs_srv_hb_done;
 	trs_hb_start(&path->hb, ctx->opts.hb_interval_ms, ctx->opts.hb_missed_max,
 		     trs_now_us());
 	if (!sess->named) {
@@ -293,8 +300,9 @@ void trs_srv_path_tick(struct trs_srv_path *path, uint64_t now)
 	if (path->fail_pending)
 		return;
 	if (!path->joined) {
-		/* a connection that never joins is dropped as well */
-		if (trs_hb_idle_us(&path->hb, now) > tmo + 10000000ULL)
+		/* a path that never joins is dropped, counted from its first
+		 * connection: heartbeats do not keep it (and its pool) */
+		if (now - path->created_us > tmo + 10000000ULL)
 			trs_srv_path_fail(path, "did not join within %llu ms",
 					  (unsigned long long)(tmo / 1000 + 10000));
 		return;

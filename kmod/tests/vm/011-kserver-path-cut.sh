@@ -7,21 +7,25 @@
 # path 2 (a chunk whose original is still in flight waits for it), accept
 # path 1's reconnect into the same session, and unload cleanly afterwards
 # with nothing bad in the kernel log. The engine's report shows IO failed
-# over from path 1, path 1 reconnected, both paths carried IO.
+# over from path 1, path 1 reconnected, both paths carried IO. Writes are
+# held 1 s by dm-delay, so the retries of path 1's writes reach the server
+# while their originals are still in flight: the server must count them as
+# deferred (the "waits for the in-flight original" path ran).
 # TIMEOUT=240
 . "$TB_TOP/kmod/tests/vm/klib.sh"
 kmod_need
 need_paths 2
 type tb_path_cut >/dev/null 2>&1 || skip "testbed guest-lib.sh (tb_path_cut) missing"
 setup_nullb
+dm_delay kcut /dev/nullb0 0 1000
 kmod_load
 c1=$(echo "$TB_CLT_ADDRS" | cut -d' ' -f1)
 
-# 48 MiB at 6 MiB/s: ~8 s of writes, then the verify reads.
+# 3 MiB of 4k writes, 32 in flight, each held 1 s: ~24 s, then the verify.
 FIO_TIMEOUT=120
-run_fio cut --paths="$(fio_paths 2)" --devpath=nullb0 --rw=randwrite --bs=4k \
-	--iodepth=16 --size=48m --verify=crc32c --do_verify=1 --verify_fatal=1 \
-	--rate=6m --ctrl_loss_tmo=30 --connect_timeout=10000 &
+run_fio cut --paths="$(fio_paths 2)" --devpath=mapper/kcut --rw=randwrite \
+	--bs=4k --iodepth=32 --size=3m --verify=crc32c --do_verify=1 \
+	--verify_fatal=1 --ctrl_loss_tmo=30 --connect_timeout=10000 &
 FIO=$!
 for i in $(seq 1 100); do
 	kmsgs | grep -q 'joined (2 paths)' && break
@@ -36,11 +40,15 @@ grep -q '^sess .* paths=2 ' "$LOGDIR/sessions-before.txt" || die "sysfs: no 2-pa
 [ "$(grep -c '^  path .* state=joined reqs=[1-9]' "$LOGDIR/sessions-before.txt")" = 2 ] ||
 	die "sysfs: not both paths joined with requests"
 cat /sys/kernel/ibnbd-server/devices | tee "$LOGDIR/devices-before.txt"
-grep -q '^  /dev/nullb0 handle=.* mode=rw ' "$LOGDIR/devices-before.txt" ||
-	die "sysfs: nullb0 not open rw"
+grep -q '^  /dev/mapper/kcut handle=.* mode=rw ' "$LOGDIR/devices-before.txt" ||
+	die "sysfs: mapper/kcut not open rw"
 log "cutting path 1"
 tb_path_cut 1
-sleep 6
+sleep 2
+cat /sys/kernel/ibtrs-server/sessions | tee "$LOGDIR/sessions-cut.txt"
+grep -q '^  path .* deferred=[1-9]' "$LOGDIR/sessions-cut.txt" ||
+	die "no retry waited for its in-flight original (deferred=0)"
+sleep 4
 kill -0 $FIO 2>/dev/null || die "fio ended while path 1 was cut"
 kmsgs | grep -q "closing path from $c1" ||
 	die "the server did not close the cut path"

@@ -6,7 +6,7 @@
 #    writer holds the device FMODE_EXCL), a migration opener is admitted as
 #    the second writer and a third writer refused; after the holder left,
 #    rw is granted again;
-#  - a writer killed with writes held by dm-delay (6 s each): the next rw
+#  - a writer killed with writes held by dm-delay (15 s each): the next rw
 #    opener is refused ("IO still in flight") until they landed, then
 #    admitted, and its data verifies.
 # TIMEOUT=240
@@ -69,8 +69,10 @@ run_fio again --paths="$P" --devpath=nullb0 --rw=write --bs=4k --size=1m ||
 	die "rw open after the holder left failed"
 log "access modes OK"
 
-# Claim drain: the old writer dies with 4 writes held 6 s by dm-delay.
-dm_delay ibnbd-kslow /dev/nullb0 0 6000
+# Claim drain: the old writer dies with 4 writes held 15 s by dm-delay (long
+# enough that the new writer's first attempt comes before they land, also on
+# a loaded host: with 6 s, the kill and a fio start took longer there).
+dm_delay ibnbd-kslow /dev/nullb0 0 15000
 DEV=mapper/ibnbd-kslow
 start_fio old --paths="$P" --devpath=$DEV --rw=write --bs=4k --size=1m \
 	--iodepth=4 --access_mode=rw --thread
@@ -87,7 +89,7 @@ inflight=$(kmsgs | sed -n "s/.*ibnbd_server: sess $OLD_SESS: disconnected (\([0-
 	die "old session gone with ${inflight:-?} IOs in flight (the test needs held writes)"
 log "old session $OLD_SESS dropped with $inflight writes in flight"
 ok=
-for i in $(seq 1 20); do
+for i in $(seq 1 40); do
 	if run_fio new$i --paths="$P" --devpath=$DEV --rw=write --bs=4k \
 		--size=64k --iodepth=16 --access_mode=rw --verify=crc32c \
 		--do_verify=1 --verify_fatal=1; then

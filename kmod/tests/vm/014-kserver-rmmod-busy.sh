@@ -4,8 +4,10 @@
 # flight in the block layer): rmmod ibnbd_server must close every path,
 # wait for the in-flight IO to be answered (and dropped), free the session
 # and return within 15 s; rmmod ibtrs_server follows; the kernel log has no
-# error report. The client then fails its IO (every path down beyond
-# ctrl_loss_tmo=2) and fio ends.
+# error report. Asserted: requests were in flight at the server before the
+# rmmod (sysfs active > 0), the session and the device were closed with IO
+# in flight and its claim released only when it drained. The client then
+# fails its IO (every path down beyond ctrl_loss_tmo=2) and fio ends.
 # TIMEOUT=180
 . "$TB_TOP/kmod/tests/vm/klib.sh"
 kmod_need
@@ -23,13 +25,21 @@ for i in $(seq 1 100); do
 done
 kmsgs | grep -q 'opened .*ibnbd-krm (rw)' || die "fio never opened the device"
 sleep 2
-cat /sys/kernel/ibtrs-server/sessions
+cat /sys/kernel/ibtrs-server/sessions | tee "$LOGDIR/sessions.txt"
 cat /sys/kernel/ibnbd-server/devices
+grep -q '^sess .* active=[1-9]' "$LOGDIR/sessions.txt" ||
+	die "no request in flight at the server before rmmod"
 t0=$(date +%s)
 timeout 15 rmmod ibnbd_server || die "rmmod ibnbd_server failed or took > 15 s"
 KMOD_LOADED=1
 log "rmmod ibnbd_server took $(($(date +%s) - t0)) s"
 kmsgs | grep -E 'disconnected \([0-9]+ IOs in flight\)' | tail -2
+kmsgs | grep -Eq 'disconnected \([1-9][0-9]* IOs in flight\)' ||
+	die "rmmod found no IO in flight: the test did not test the wait"
+kmsgs | grep -Eq 'closed .*ibnbd-krm .*[1-9][0-9]* IOs in flight' ||
+	die "the device was closed with no IO in flight"
+kmsgs | grep -q 'in-flight IO drained' ||
+	die "no in-flight-IO-drained line: the claim was not held until the IO landed"
 timeout 15 rmmod ibtrs_server || die "rmmod ibtrs_server failed"
 KMOD_LOADED=0
 for i in $(seq 1 150); do

@@ -6,7 +6,7 @@
 . "$TB_TOP/server/tests/vmlib.sh"
 . "$TB_TOP/fio-engine/tests/lib.sh"
 
-KB=${TB_KMOD_DIR:-$TB_TOP/build/kmod}
+KB=${TB_KMOD_DIR:-$TB_TOP/build/kmod}	# TB_KMOD_DIR: another build (e.g. to show a test failing)
 FIO_TIMEOUT=${FIO_TIMEOUT:-60}	# each run_fio; they take 1-20 s here
 KLOG=$LOGDIR/dmesg.log
 KMOD_LOADED=0
@@ -216,13 +216,16 @@ kclt_need() {
 	[ -n "${TB_SRV_ADDRS:-}" ] || skip "no TB_SRV_ADDRS (no RDMA paths)"
 }
 
-# kclt_load [ibtrs-client params]: both client modules; on exit every
+# kclt_load [ibtrs-client params]: both client modules (ibnbd-client's
+# parameters in $KCLT_NBD_ARGS); on exit every
 # device is unmapped and the client modules are removed before the server's.
 kclt_load() {
 	modprobe rdma_cm || die "modprobe rdma_cm"
 	insmod "$KB/ibtrs-client.ko" "$@" || die "insmod ibtrs-client"
 	KCLT_LOADED=1
-	insmod "$KB/ibnbd-client.ko" port="$SRV_PORT" || die "insmod ibnbd-client"
+	# shellcheck disable=SC2086 # KCLT_NBD_ARGS: ibnbd-client parameters
+	insmod "$KB/ibnbd-client.ko" port="$SRV_PORT" ${KCLT_NBD_ARGS:-} ||
+		die "insmod ibnbd-client"
 	KCLT_LOADED=2
 	[ -w "$KCLT_CTL/map_device" ] || die "no $KCLT_CTL/map_device"
 	trap _kclt_cleanup EXIT

@@ -66,6 +66,8 @@ enum trs_msg_type {
  *	already connected.
  * @TRS_REJ_CLOSING: server is shutting down.
  * @TRS_REJ_BAD_FLAGS: unknown flag bits set.
+ * @TRS_REJ_LIMIT: a new session would exceed the server's session limits
+ *	(in all, or from this client address).
  * @TRS_REJ_MAX: one past the last code.
  */
 enum trs_rej_code {
@@ -79,6 +81,7 @@ enum trs_rej_code {
 	TRS_REJ_BUSY = 7,
 	TRS_REJ_CLOSING = 8,
 	TRS_REJ_BAD_FLAGS = 9,
+	TRS_REJ_LIMIT = 10,
 	TRS_REJ_MAX,
 };
 

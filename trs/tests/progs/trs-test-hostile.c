@@ -7,14 +7,38 @@
  * connection still open after -w MS (default 3000, twice the server's
  * default heartbeat timeout) fails the case. The control case "idle" joins
  * and breaks nothing: the server must keep it for the whole wait.
- * Usage: trs-test-hostile -s SRC@DST [-p PORT] [-w MS] [CASE...]
+ * Usage: trs-test-hostile -s SRC@DST [-p PORT] [-w MS] [-d DEV] [-r ROUNDS]
+ *        [-c CONS] [-n N] [-k K] [CASE...]
  * Cases: badver badmagic badcid chunk-id write-len read-len usr-len
- *        bad-type outside-pool idle. Prints PASS:/FAIL: per case with the
- *        time from the offending message to the server's reaction.
+ *        bad-type outside-pool idle (the default list); prints PASS:/FAIL:
+ *        per case with the time from the offending message to the server's
+ *        reaction. Opt-in cases (named only), for the kernel server's
+ *        review findings:
+ *   close-as-read  OPEN device DEV (-d, default nullb0) read-only, then send
+ *                  its CLOSE as an IBTRS read: exactly one answer must come
+ *                  (a second answer, or none, fails), and a proper CLOSE on
+ *                  the same chunk afterwards gets exactly one answer too.
+ *   connect-race   ROUNDS (-r, default 20) times: a path of CONS (-c,
+ *                  default 8) connections joins with connection 0, then
+ *                  connections 1..CONS-1 connect while connection 0 breaks
+ *                  a rule; then every connection of every round must end
+ *                  (rejected, or disconnected by the server: the failed
+ *                  path's teardown, or the join timeout of a new path the
+ *                  late ones started) within -w MS.
+ *   info-race      ROUNDS times: a 2-connection path sends INFO_REQ on
+ *                  connection 0 while connection 1 breaks a rule: both must
+ *                  be closed by the server within 10 s.
+ *   hb-only        a path that sends heartbeats but never joins: the server
+ *                  must drop it within -w MS.
+ *   sess-flood     N (-n, default 8) connections, each a new session, none
+ *                  joining: K (-k) must be accepted and the rest rejected
+ *                  with TRS_REJ_LIMIT (without -k: any split, reported).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +48,9 @@
 #include <rdma/rdma_cma.h>
 
 #include "trs_common.h"
+#include "trs/ibnbd_proto.h"
+
+#define HC_CHUNKS	64	/* chunk ids the opt-in cases use */
 
 struct hc {
 	struct rdma_event_channel *ch;
@@ -31,16 +58,23 @@ struct hc {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
-	char buf[8192];
+	char buf[16384];	/* send 0..4K, receives 4K.., read target 8K.. */
 	struct trs_conn_params params;
 	struct trs_info info;
 	unsigned int hb_acked;		/* heartbeats answered */
 	int wc_err;			/* first failed completion status */
+	struct trs_msg_conn_req req;	/* what hc_start() sends */
+	double t_connect;		/* when hc_start() sent it */
+	unsigned int answers[HC_CHUNKS];	/* IO answers per chunk */
+	int status[HC_CHUNKS];		/* the last answer's status */
 };
 
 #define HC_NRECV	8
+#define HC_READ_OFF	8192	/* where read answers land in buf */
 static struct sockaddr_in src, dst;
 static int wait_ms = 3000;
+static const char *dev_path = "nullb0";
+static int rounds = 20, race_cons = 8, flood_n = 8, flood_ok = -1;
 
 static double hc_now_ms(void)
 {
@@ -80,8 +114,27 @@ static void hc_service(struct hc *h)
 		if (wc[i].opcode != IBV_WC_RECV)
 			continue;
 		hc_post_recv(h, (unsigned int)wc[i].wr_id % HC_NRECV);
-		if ((wc[i].wc_flags & IBV_WC_WITH_IMM) &&
-		    trs_imm_type(imm) == TRS_IMM_HB) {
+		if (!(wc[i].wc_flags & IBV_WC_WITH_IMM)) {
+			/* an IO_RSP message (a read's answer) */
+			struct trs_io_rsp_info ri;
+
+			if (!trs_io_rsp_decode(h->buf + 4096 +
+					       (wc[i].wr_id % HC_NRECV) * 128,
+					       wc[i].byte_len,
+					       h->info.queue_depth ?: 1, &ri,
+					       NULL) && ri.chunk_id < HC_CHUNKS) {
+				h->answers[ri.chunk_id]++;
+				h->status[ri.chunk_id] = ri.status;
+			}
+			continue;
+		}
+		if (trs_imm_type(imm) == TRS_IMM_IO_RSP &&
+		    trs_imm_id(imm) < HC_CHUNKS) {
+			h->answers[trs_imm_id(imm)]++;
+			h->status[trs_imm_id(imm)] = trs_imm_err(imm);
+			continue;
+		}
+		if (trs_imm_type(imm) == TRS_IMM_HB) {
 			struct ibv_send_wr wr = {
 				.opcode = IBV_WR_SEND_WITH_IMM,
 				.send_flags = IBV_SEND_SIGNALED,
@@ -146,17 +199,18 @@ static int poll_cq(struct hc *h, struct ibv_wc *wc, int ms)
 	}
 }
 
-/* Connect with @req; returns the event seen after rdma_connect. */
-static int hc_connect(struct hc *h, struct trs_msg_conn_req *req,
+/*
+ * Everything of a connection but the connect itself: cm_id, resolved
+ * address and route, PD, CQ, MR (the server may write answers into it),
+ * QP with posted receives. @req is kept for hc_start().
+ */
+static int hc_prepare(struct hc *h, const struct trs_msg_conn_req *req,
 		      enum rdma_cm_event_type *got)
 {
 	struct ibv_qp_init_attr qa = { 0 };
-	struct rdma_conn_param cp = { .private_data = req,
-				      .private_data_len = sizeof(*req),
-				      .retry_count = 3, .rnr_retry_count = 7 };
-	struct trs_msg_conn_rsp rsp = { 0 };
-	int i, err;
+	int i;
 
+	h->req = *req;
 	h->ch = rdma_create_event_channel();
 	if (!h->ch || rdma_create_id(h->ch, &h->id, NULL, RDMA_PS_TCP))
 		return -errno;
@@ -168,7 +222,8 @@ static int hc_connect(struct hc *h, struct trs_msg_conn_req *req,
 		return -EHOSTUNREACH;
 	h->pd = ibv_alloc_pd(h->id->verbs);
 	h->cq = ibv_create_cq(h->id->verbs, 64, NULL, NULL, 0);
-	h->mr = ibv_reg_mr(h->pd, h->buf, sizeof(h->buf), IBV_ACCESS_LOCAL_WRITE);
+	h->mr = ibv_reg_mr(h->pd, h->buf, sizeof(h->buf),
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!h->pd || !h->cq || !h->mr)
 		return -ENOMEM;
 	qa.send_cq = qa.recv_cq = h->cq;
@@ -179,8 +234,26 @@ static int hc_connect(struct hc *h, struct trs_msg_conn_req *req,
 		return -errno;
 	for (i = 0; i < HC_NRECV; i++)
 		hc_post_recv(h, (unsigned int)i);
-	if (rdma_connect(h->id, &cp))
-		return -errno;
+	return 0;
+}
+
+/* Send the connect request; the answer comes as a CM event. */
+static int hc_start(struct hc *h)
+{
+	struct rdma_conn_param cp = { .private_data = &h->req,
+				      .private_data_len = sizeof(h->req),
+				      .retry_count = 3, .rnr_retry_count = 7 };
+
+	h->t_connect = hc_now_ms();
+	return rdma_connect(h->id, &cp) ? -errno : 0;
+}
+
+/* The server's answer to hc_start(): 0, -(1000 + reject code), -errno. */
+static int hc_connected(struct hc *h, enum rdma_cm_event_type *got)
+{
+	struct trs_msg_conn_rsp rsp = { 0 };
+	int err;
+
 	err = wait_ev(h, RDMA_CM_EVENT_ESTABLISHED, 10000, got, &rsp);
 	if (*got == RDMA_CM_EVENT_REJECTED) {
 		const char *why;
@@ -192,6 +265,17 @@ static int hc_connect(struct hc *h, struct trs_msg_conn_req *req,
 	if (err)
 		return err;
 	return trs_conn_rsp_decode(&rsp, sizeof(rsp), &h->params, NULL);
+}
+
+/* Connect with @req; returns the event seen after rdma_connect. */
+static int hc_connect(struct hc *h, struct trs_msg_conn_req *req,
+		      enum rdma_cm_event_type *got)
+{
+	int err = hc_prepare(h, req, got);
+
+	if (!err)
+		err = hc_start(h);
+	return err ? err : hc_connected(h, got);
 }
 
 static void good_req(struct trs_msg_conn_req *m)
@@ -276,6 +360,380 @@ static double hc_bad_io(struct hc *h, uint32_t imm_id, uint64_t off, uint32_t le
 	return hc_wait_closed(h, t0);
 }
 
+/* ---- opt-in cases ---- */
+
+static void conn_req(struct trs_msg_conn_req *m, const uint8_t *sess,
+		     const uint8_t *path, uint16_t cid, uint16_t cid_num)
+{
+	struct trs_conn_req_info in = { .ver_major = TRS_PROTO_VER_MAJOR,
+					.ver_minor = TRS_PROTO_VER_MINOR,
+					.cid = cid, .cid_num = cid_num,
+					.recon_cnt = 1,
+					.flags = TRS_CONN_F_FIRST };
+
+	memcpy(in.sess_uuid, sess, TRS_UUID_LEN);
+	memcpy(in.path_uuid, path, TRS_UUID_LEN);
+	trs_conn_req_encode(m, &in);
+}
+
+static void rand_uuid(uint8_t *u)
+{
+	int i;
+
+	for (i = 0; i < TRS_UUID_LEN; i++)
+		u[i] = (uint8_t)random();
+}
+
+/*
+ * A request on chunk @id: the IBTRS header + @usr (@usrlen bytes) into the
+ * chunk's header area. @rlen > 0 makes it a read whose answer lands at
+ * buf + HC_READ_OFF (no NEED_INV: an MR's rkey cannot be invalidated).
+ */
+static int hc_req(struct hc *h, uint32_t id, const void *usr, uint16_t usrlen,
+		  uint32_t rlen)
+{
+	struct trs_io_req_info io = { .type = TRS_MSG_IO_WRITE,
+				      .usr_len = usrlen };
+	struct ibv_sge sge = { .addr = (uintptr_t)h->buf, .lkey = h->mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (rlen) {
+		io.type = TRS_MSG_IO_READ;
+		io.sg_cnt = 1;
+		io.raddr = (uintptr_t)h->buf + HC_READ_OFF;
+		io.rkey = h->mr->rkey;
+		io.rlen = rlen;
+	}
+	trs_io_req_encode((void *)h->buf, &io);
+	memcpy(h->buf + sizeof(struct trs_msg_io_req), usr, usrlen);
+	sge.length = sizeof(struct trs_msg_io_req) + usrlen;
+	wr.imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ, id, 0));
+	wr.wr.rdma.remote_addr = h->info.pool_addr +
+				 (uint64_t)id * h->info.slot_size +
+				 h->info.chunk_size;
+	wr.wr.rdma.rkey = h->info.pool_rkey;
+	return ibv_post_send(h->id->qp, &wr, &bad) ? -EIO : 0;
+}
+
+/* Serve the connection for @ms; false if the server disconnected it. */
+static bool hc_serve(struct hc *h, int ms)
+{
+	struct pollfd pfd = { .fd = h->ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	double t0 = hc_now_ms();
+	bool up = true;
+
+	while (hc_now_ms() - t0 < ms) {
+		hc_service(h);
+		if (poll(&pfd, 1, 1) <= 0 || rdma_get_cm_event(h->ch, &ev))
+			continue;
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			up = false;
+		rdma_ack_cm_event(ev);
+	}
+	hc_service(h);
+	return up;
+}
+
+static int case_close_as_read(struct hc *h)
+{
+	struct ibnbd_msg_open om;
+	struct ibnbd_msg_close cm;
+	const struct ibnbd_msg_open_rsp *rsp =
+		(const void *)(h->buf + HC_READ_OFF);
+	uint32_t handle;
+	int first;
+
+	if (ibnbd_init_open(&om, IBNBD_ACCESS_RO, dev_path) ||
+	    hc_req(h, 1, &om, sizeof(om), sizeof(*rsp))) {
+		printf("FAIL: hostile close-as-read: cannot send OPEN\n");
+		return 1;
+	}
+	if (!hc_serve(h, 2000) || h->answers[1] != 1 || h->status[1] ||
+	    ibnbd_validate_open_rsp(rsp, sizeof(*rsp)) || rsp->error) {
+		printf("FAIL: hostile close-as-read: OPEN of %s: %u answers, status %d, error %d\n",
+		       dev_path, h->answers[1], h->status[1],
+		       (int)le32_to_cpu(rsp->error));
+		return 1;
+	}
+	handle = le32_to_cpu(rsp->device_id);
+	ibnbd_init_close(&cm, handle);
+	if (hc_req(h, 2, &cm, sizeof(cm), 512) || !hc_serve(h, 1500)) {
+		printf("FAIL: hostile close-as-read: connection lost after the CLOSE as a read\n");
+		return 1;
+	}
+	if (h->answers[2] != 1) {
+		printf("FAIL: hostile close-as-read: the CLOSE sent as a read got %u answers (want 1)\n",
+		       h->answers[2]);
+		return 1;
+	}
+	first = h->status[2];
+	printf("hostile close-as-read: the CLOSE as a read: one answer, status %d\n",
+	       first);
+	/* the chunk is free again: a proper CLOSE (a write, no data) */
+	if (hc_req(h, 2, &cm, sizeof(cm), 0) || !hc_serve(h, 1500) ||
+	    h->answers[2] != 2) {
+		printf("FAIL: hostile close-as-read: the proper CLOSE after it got %u answers in all (want 2)\n",
+		       h->answers[2]);
+		return 1;
+	}
+	printf("PASS: hostile close-as-read: one answer each (status %d, then %d for the proper CLOSE of handle %#x)\n",
+	       first, h->status[2], handle);
+	return 0;
+}
+
+/* Wait (<= @ms) until every connection of @hs ended; returns how many did not. */
+static int hc_wait_all_closed(struct hc *hs, int n, const bool *live, int ms)
+{
+	bool *done = calloc((size_t)n, sizeof(*done));
+	double t0 = hc_now_ms();
+	int i, left;
+
+	if (!done)
+		return n;
+	for (;;) {
+		left = 0;
+		for (i = 0; i < n; i++) {
+			struct rdma_cm_event *ev;
+
+			if (done[i] || !live[i])
+				continue;
+			hc_service(&hs[i]);
+			if (!rdma_get_cm_event(hs[i].ch, &ev)) {
+				if (ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+				    ev->event == RDMA_CM_EVENT_REJECTED ||
+				    ev->event == RDMA_CM_EVENT_UNREACHABLE ||
+				    ev->event == RDMA_CM_EVENT_CONNECT_ERROR)
+					done[i] = true;
+				rdma_ack_cm_event(ev);
+			}
+			left += !done[i];
+		}
+		if (!left || hc_now_ms() - t0 > ms) {
+			free(done);
+			return left;
+		}
+		usleep(1000);
+	}
+}
+
+static void hc_nonblock(struct hc *h)
+{
+	int fl = fcntl(h->ch->fd, F_GETFL);
+
+	fcntl(h->ch->fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/*
+ * One round of connect-race on @hs (@n connections): connection 0 joins;
+ * 1..n-1 connect while 0 sends a request for a chunk id beyond the queue
+ * depth (the path fails). The connections stay for the final wait: one
+ * that came after the failure may start a new path of the same UUID,
+ * which never joins and is dropped by the join timeout.
+ */
+static int race_round(struct hc *hs, bool *live, int n, int round)
+{
+	uint8_t su[TRS_UUID_LEN], pu[TRS_UUID_LEN];
+	struct trs_msg_conn_req req;
+	enum rdma_cm_event_type got;
+	int i;
+
+	rand_uuid(su);
+	rand_uuid(pu);
+	conn_req(&req, su, pu, 0, (uint16_t)n);
+	if (hc_connect(&hs[0], &req, &got) || hc_join(&hs[0])) {
+		printf("FAIL: hostile connect-race: round %d: connection 0 did not join\n",
+		       round);
+		return 1;
+	}
+	for (i = 1; i < n; i++) {
+		conn_req(&req, su, pu, (uint16_t)i, (uint16_t)n);
+		if (hc_prepare(&hs[i], &req, &got)) {
+			printf("FAIL: hostile connect-race: round %d: cannot prepare connection %d\n",
+			       round, i);
+			return 1;
+		}
+	}
+	for (i = 1; i < n; i++)
+		live[i] = !hc_start(&hs[i]);
+	live[0] = true;
+	/* now break a rule on connection 0: a chunk id past the queue depth */
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)hs[0].buf, .length = 64,
+				       .lkey = hs[0].mr->lkey };
+		struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE_WITH_IMM }, *bad;
+
+		wr.imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ,
+					       hs[0].info.queue_depth, 0));
+		wr.wr.rdma.remote_addr = hs[0].info.pool_addr;
+		wr.wr.rdma.rkey = hs[0].info.pool_rkey;
+		ibv_post_send(hs[0].id->qp, &wr, &bad);
+	}
+	for (i = 0; i < n; i++)
+		hc_nonblock(&hs[i]);
+	return 0;
+}
+
+static int case_connect_race(void)
+{
+	int r, i, n = race_cons, left, fails = 0;
+	double t0 = hc_now_ms();
+	struct hc *hs;
+	bool *live;
+
+	if (n < 2 || n > 64 || rounds < 1 || rounds > 64) {
+		printf("FAIL: hostile connect-race: -c must be 2..64, -r 1..64\n");
+		return 1;
+	}
+	hs = calloc((size_t)(rounds * n), sizeof(*hs));
+	live = calloc((size_t)(rounds * n), sizeof(*live));
+	if (!hs || !live)
+		return 1;
+	for (r = 0; r < rounds && !fails; r++)
+		fails += race_round(hs + r * n, live + r * n, n, r);
+	/* the join timeout (1.5 s + 10 s by default) bounds the slowest */
+	left = fails ? 0 : hc_wait_all_closed(hs, rounds * n, live, wait_ms);
+	for (i = 0; i < rounds * n; i++)
+		hc_close(&hs[i]);
+	free(hs);
+	free(live);
+	if (fails)
+		return 1;
+	if (left) {
+		printf("FAIL: hostile connect-race: %d of %d connections still open %d ms after the violations\n",
+		       left, rounds * n, wait_ms);
+		return 1;
+	}
+	printf("PASS: hostile connect-race: %d rounds of %d connections, every one ended (%.0f ms)\n",
+	       rounds, n, hc_now_ms() - t0);
+	return 0;
+}
+
+static int case_info_race(void)
+{
+	double t0 = hc_now_ms();
+	int r;
+
+	for (r = 0; r < rounds; r++) {
+		struct hc hs[2];
+		bool live[2] = { true, true };
+		uint8_t su[TRS_UUID_LEN], pu[TRS_UUID_LEN];
+		struct trs_msg_conn_req req;
+		enum rdma_cm_event_type got;
+		struct ibv_sge sge;
+		struct ibv_send_wr wr = { 0 }, bwr = { 0 }, *bad;
+		int i, left;
+
+		memset(hs, 0, sizeof(hs));
+		rand_uuid(su);
+		rand_uuid(pu);
+		for (i = 0; i < 2; i++) {
+			conn_req(&req, su, pu, (uint16_t)i, 2);
+			if (hc_connect(&hs[i], &req, &got)) {
+				printf("FAIL: hostile info-race: round %d: connection %d not accepted\n",
+				       r, i);
+				hc_close(&hs[0]);
+				hc_close(&hs[1]);
+				return 1;
+			}
+		}
+		trs_info_req_encode((void *)hs[0].buf, "hostile-race");
+		sge = (struct ibv_sge){ .addr = (uintptr_t)hs[0].buf,
+					.length = sizeof(struct trs_msg_info_req),
+					.lkey = hs[0].mr->lkey };
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		/* an IO request as a SEND: a bad receive on connection 1 */
+		bwr.opcode = IBV_WR_SEND_WITH_IMM;
+		bwr.imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ, 0, 0));
+		ibv_post_send(hs[1].id->qp, &bwr, &bad);
+		ibv_post_send(hs[0].id->qp, &wr, &bad);
+		hc_nonblock(&hs[0]);
+		hc_nonblock(&hs[1]);
+		left = hc_wait_all_closed(hs, 2, live, 10000);
+		hc_close(&hs[0]);
+		hc_close(&hs[1]);
+		if (left) {
+			printf("FAIL: hostile info-race: round %d: %d connection(s) still open 10 s after the violation\n",
+			       r, left);
+			return 1;
+		}
+	}
+	printf("PASS: hostile info-race: %d rounds, both connections closed by the server each time (%.0f ms)\n",
+	       rounds, hc_now_ms() - t0);
+	return 0;
+}
+
+static int case_hb_only(struct hc *h)
+{
+	struct pollfd pfd = { .fd = h->ch->fd, .events = POLLIN };
+	double t0 = hc_now_ms(), last = 0;
+	unsigned int seq = 0;
+
+	while (hc_now_ms() - t0 < wait_ms) {
+		struct rdma_cm_event *ev;
+
+		if (hc_now_ms() - last >= 200) {
+			struct ibv_send_wr wr = { .opcode = IBV_WR_SEND_WITH_IMM }, *bad;
+
+			wr.imm_data = htonl(trs_to_imm(TRS_IMM_HB, seq++ & 0xffff, 0));
+			ibv_post_send(h->id->qp, &wr, &bad);
+			last = hc_now_ms();
+		}
+		hc_service(h);
+		if (poll(&pfd, 1, 5) <= 0 || rdma_get_cm_event(h->ch, &ev))
+			continue;
+		if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+			rdma_ack_cm_event(ev);
+			printf("PASS: hostile hb-only: the unjoined path was dropped after %.0f ms (%u heartbeats sent)\n",
+			       hc_now_ms() - t0, seq);
+			return 0;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	printf("FAIL: hostile hb-only: a path that never joined was kept %d ms (%u heartbeats sent)\n",
+	       wait_ms, seq);
+	return 1;
+}
+
+static int case_sess_flood(void)
+{
+	struct hc *hs = calloc((size_t)flood_n, sizeof(*hs));
+	int i, ok = 0, limit = 0, other = 0;
+
+	if (!hs)
+		return 1;
+	for (i = 0; i < flood_n; i++) {
+		struct trs_msg_conn_req req;
+		enum rdma_cm_event_type got;
+		int err;
+
+		good_req(&req);
+		err = hc_connect(&hs[i], &req, &got);
+		if (!err)
+			ok++;
+		else if (err == -(1000 + TRS_REJ_LIMIT))
+			limit++;
+		else
+			other++;
+	}
+	for (i = 0; i < flood_n; i++)
+		hc_close(&hs[i]);
+	free(hs);
+	if (other || (flood_ok >= 0 && ok != flood_ok)) {
+		printf("FAIL: hostile sess-flood: %d sessions: %d accepted, %d refused for the session limit, %d other failures (want %d accepted)\n",
+		       flood_n, ok, limit, other, flood_ok);
+		return 1;
+	}
+	printf("PASS: hostile sess-flood: %d new sessions: %d accepted, %d refused with '%s'\n",
+	       flood_n, ok, limit, trs_rej_str(TRS_REJ_LIMIT));
+	return 0;
+}
+
 static int run_case(const char *name)
 {
 	struct trs_msg_conn_req req;
@@ -288,7 +746,24 @@ static int run_case(const char *name)
 	int err, wc_err;
 
 	memset(&h, 0, sizeof(h));
+	if (!strcmp(name, "connect-race"))
+		return case_connect_race();
+	if (!strcmp(name, "info-race"))
+		return case_info_race();
+	if (!strcmp(name, "sess-flood"))
+		return case_sess_flood();
 	good_req(&req);
+	if (!strcmp(name, "hb-only")) {
+		err = hc_connect(&h, &req, &got);
+		if (err) {
+			printf("FAIL: hostile hb-only: not accepted (%d)\n", err);
+			hc_close(&h);
+			return 1;
+		}
+		err = case_hb_only(&h);
+		hc_close(&h);
+		return err;
+	}
 	if (!strcmp(name, "badver"))
 		req.ver_major = TRS_PROTO_VER_MAJOR + 1;
 	else if (!strcmp(name, "badmagic"))
@@ -300,7 +775,8 @@ static int run_case(const char *name)
 		int want = !strcmp(name, "badver") ? TRS_REJ_VERSION :
 			   !strcmp(name, "badmagic") ? TRS_REJ_BAD_MAGIC : TRS_REJ_BAD_CID;
 
-		ms = hc_now_ms() - t0;
+		/* from the connect request, not the address resolution */
+		ms = hc_now_ms() - (h.t_connect ? h.t_connect : t0);
 		hc_close(&h);
 		if (err == -(1000 + want)) {
 			printf("PASS: hostile %s: rejected with '%s' after %.0f ms "
@@ -316,6 +792,11 @@ static int run_case(const char *name)
 		return 1;
 	}
 	slot = h.info.slot_size;
+	if (!strcmp(name, "close-as-read")) {
+		err = case_close_as_read(&h);
+		hc_close(&h);
+		return err;
+	}
 	if (!strcmp(name, "idle")) {
 		ms = hc_wait_closed(&h, hc_now_ms());
 		acked = h.hb_acked;
@@ -378,13 +859,23 @@ int main(int argc, char **argv)
 
 	srandom((unsigned int)time(NULL));
 	spec[0] = 0;
-	while ((c = getopt(argc, argv, "s:p:w:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:w:d:r:c:n:k:")) != -1) {
 		if (c == 's')
 			snprintf(spec, sizeof(spec), "%s", optarg);
 		else if (c == 'p')
 			port = atoi(optarg);
 		else if (c == 'w')
 			wait_ms = atoi(optarg);
+		else if (c == 'd')
+			dev_path = optarg;
+		else if (c == 'r')
+			rounds = atoi(optarg);
+		else if (c == 'c')
+			race_cons = atoi(optarg);
+		else if (c == 'n')
+			flood_n = atoi(optarg);
+		else if (c == 'k')
+			flood_ok = atoi(optarg);
 	}
 	at = strchr(spec, '@');
 	if (!at) {

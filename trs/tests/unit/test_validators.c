@@ -174,6 +174,43 @@ static int conn_unaligned(void)
 	return 0;
 }
 
+/* ---- trs_io_req_copy ---- */
+static int io_req_copy_cases(void)
+{
+	const __u32 n = sizeof(struct trs_msg_io_req);
+	__u8 area[TRS_HDR_AREA], dst[TRS_HDR_AREA];
+	struct trs_io_req_info in = { .type = TRS_MSG_IO_WRITE, .usr_len = 24 };
+	struct trs_io_req_info out;
+	__u32 len;
+
+	memset(area, 0xab, sizeof(area));
+	trs_io_req_encode((void *)area, &in);
+	memset(dst, 0, sizeof(dst));
+	len = trs_io_req_copy(dst, area, sizeof(area), 64);
+	UCHECK_EQ(len, n + 24);
+	UCHECK(!memcmp(dst, area, n + 24));
+	UCHECK_EQ(dst[n + 24], 0);		/* nothing past the user header */
+	UCHECK_EQ(trs_io_req_decode(dst, len, 1 << 17, 64, &out, &why), 0);
+	UCHECK_EQ(out.usr_len, 24);
+	/* a usr_len above max_usr_len: max + 1 copied, the decoder refuses */
+	in.usr_len = 1000;
+	trs_io_req_encode((void *)area, &in);
+	len = trs_io_req_copy(dst, area, sizeof(area), 64);
+	UCHECK_EQ(len, n + 65);
+	UCHECK_EQ(trs_io_req_decode(dst, len, 1 << 17, 64, &out, &why), -EMSGSIZE);
+	UCHECK(strstr(why, "max_usr_len"));
+	/* within max_usr_len but past the area: never read past it */
+	in.usr_len = 200;
+	trs_io_req_encode((void *)area, &in);
+	len = trs_io_req_copy(dst, area, 128, 4096);
+	UCHECK_EQ(len, 128);
+	UCHECK_EQ(trs_io_req_decode(dst, len, 1 << 17, 4096, &out, &why), -EMSGSIZE);
+	UCHECK(strstr(why, "header area"));
+	/* an area smaller than the header */
+	UCHECK_EQ(trs_io_req_copy(dst, area, 16, 64), 16);
+	return 0;
+}
+
 /* ---- info ---- */
 static int info_req_cases(void)
 {
@@ -194,6 +231,23 @@ static int info_req_cases(void)
 	trs_info_req_encode(&m, "a");
 	m.flags = cpu_to_le32(1);
 	UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), -EPROTO);
+	/* names reach logs and sysfs: printable ASCII without '/' only */
+	{
+		static const char *const bad[] = {
+			"a\nb", "esc\033[2J", "tab\there", "sl/ash", "\x7f",
+			"hi\xc3\xa9",
+		};
+		unsigned int k;
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			trs_info_req_encode(&m, bad[k]);
+			UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why),
+				  -EPROTO);
+			UCHECK(strstr(why, "session name"));
+		}
+		trs_info_req_encode(&m, "fio-tb_guest.1-263:x@y ~");
+		UCHECK_EQ(trs_info_req_decode(&m, sizeof(m), name, &why), 0);
+	}
 	/* long names are truncated, still terminated */
 	memset(name, 'y', sizeof(name));
 	name[TRS_SESSNAME_MAX - 1] = 0;
@@ -409,6 +463,7 @@ int main(void)
 	URUN_NAMED("conn_rsp_rej_minor_newer", conn_rsp_case(p_minor, -EPROTO));
 	URUN(conn_rsp_short);
 	URUN(conn_unaligned);
+	URUN(io_req_copy_cases);
 	URUN(info_req_cases);
 	URUN(info_rsp_cases);
 	URUN(io_write_valid);

@@ -10,7 +10,9 @@
 # the offending message (the heartbeat timeout is 1500 ms), no heartbeat
 # timeout may be logged, and the control case "idle" (joins, breaks nothing)
 # must stay connected for 3 s. The good client must complete IO in every
-# second of the run.
+# second of the run. Then hb-only: a path that sends heartbeats but never
+# joins must be dropped ("did not join within", counted from its first
+# connection: heartbeats do not keep it alive).
 # TIMEOUT=240
 set -euo pipefail
 . "$TB_TOP/experiments/testbed/guest-lib.sh"
@@ -59,6 +61,16 @@ for c in "${!reason[@]}"; do
 done
 grep -q '^PASS: hostile idle:' /tmp/trs-hostile.log ||
 	{ echo "FAIL: idle: control connection not kept"; fail=1; }
+# a path that sends heartbeats but never joins is dropped all the same
+"$B/trs-test-hostile" -w 20000 \
+	-s "$(tb_nth 1 "$TB_CLT_ADDRS")@$(tb_nth 1 "$TB_SRV_ADDRS")" \
+	hb-only >/tmp/trs-hostile-hb.log 2>&1 || fail=1
+cat /tmp/trs-hostile-hb.log
+grep -q 'closing path .*did not join within' /tmp/trs-srv.log ||
+	{ echo "FAIL: hb-only: the server logged no 'did not join'"; fail=1; }
+# (a heartbeat before INFO_REQ used to crash the server: a NULL completion
+# handler for its HB_ACK; the hostile client then saw a disconnect too)
+kill -0 "$SRV_PID" || { echo "FAIL: hb-only: the server died"; fail=1; }
 ! grep -q 'heartbeat timeout' /tmp/trs-srv.log ||
 	{ echo "FAIL: a path was dropped by heartbeat timeout"; fail=1; }
 # the good client's IO never stalled: every 1 s progress report has IO
