@@ -91,7 +91,11 @@ static int ibtrs_clt_create_ib(struct ibtrs_clt_con *con)
 			      con->cid);
 		return -EXDEV;
 	}
-	/* MR + request + LOCAL_INV per chunk; heartbeats, acks, INFO_REQ */
+	/*
+	 * Per chunk MR + request + LOCAL_INV (a read) or data + request (a
+	 * write of more segments than fit beside the header); heartbeats,
+	 * acks, INFO_REQ.
+	 */
 	sq = 3 * ibtrs_clt_max_queue_depth + IBTRS_CLT_RX_EXTRA;
 	/* an answer per chunk, heartbeats and their acks */
 	rq = ibtrs_clt_max_queue_depth + IBTRS_CLT_RX_EXTRA;
@@ -281,7 +285,7 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 				      sess->hdr_area);
 			return -EINVAL;
 		}
-		if (path->max_sge - 1 < sess->max_segs || pages < sess->mr_pages) {
+		if (path->max_sge < sess->max_segs || pages < sess->mr_pages) {
 			ibtrs_clt_err(path, "device takes fewer segments than the session's %u\n",
 				      sess->max_segs);
 			return -EINVAL;
@@ -317,7 +321,12 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 	sess->hdr_area = p->hdr_area;
 	sess->slot_size = p->chunk_size + p->hdr_area;
 	sess->mr_pages = pages;
-	sess->max_segs = min(path->max_sge - 1, pages);
+	/*
+	 * Up to max_sge data segments: beside the header SGE in one
+	 * WRITE_WITH_IMM when they fit, else in a WRITE of their own
+	 * (ibtrs_clt_io_post()). A read's buffer is one MR of @pages.
+	 */
+	sess->max_segs = min3(path->max_sge, pages, (u32)IBTRS_CLT_MAX_SGE);
 	/* an unaligned buffer of n pages spans n + 1 */
 	sess->max_io = min_t(u32, p->chunk_size, (pages - 1) * PAGE_SIZE);
 	WRITE_ONCE(sess->queue_depth, p->queue_depth);

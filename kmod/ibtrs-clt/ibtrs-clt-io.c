@@ -397,7 +397,7 @@ int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	struct ib_device *dev = path->dev;
 	struct trs_io_req_info ri = {};
 	struct ib_reg_wr reg_wr = {};
-	struct ib_rdma_wr wr = {};
+	struct ib_rdma_wr wr = {}, data_wr = {};
 	const struct ib_send_wr *first = &wr.wr;
 	u64 slot = path->info.pool_addr + (u64)io->id * sess->slot_size;
 	int nsge = 0, i, n, ret;
@@ -474,6 +474,25 @@ int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	/* write data right-aligned before the header: one WRITE for both */
 	wr.remote_addr = slot + sess->chunk_size - ri.data_len;
 	wr.rkey = path->info.pool_rkey;
+	if (nsge > path->max_sge) {
+		/*
+		 * More data segments than fit beside the header (a 128 KiB
+		 * write of 4 KiB pages on a 32-SGE device): the data goes in an
+		 * unsignaled RDMA_WRITE chained in front, the header alone in
+		 * the WRITE_WITH_IMM. RC places the data before the server
+		 * sees the immediate. One more WR, not one more IO.
+		 */
+		data_wr.wr.opcode = IB_WR_RDMA_WRITE;
+		data_wr.wr.sg_list = io->sge;
+		data_wr.wr.num_sge = nsge - 1;
+		data_wr.wr.next = &wr.wr;
+		data_wr.remote_addr = wr.remote_addr;
+		data_wr.rkey = wr.rkey;
+		wr.wr.sg_list = &io->sge[nsge - 1];
+		wr.wr.num_sge = 1;
+		wr.remote_addr = slot + sess->chunk_size;
+		first = &data_wr.wr;
+	}
 
 	atomic_set(&io->ref, 2);	/* send completion + answer */
 	io->start_us = ibtrs_clt_now_us();

@@ -14,6 +14,8 @@
 #  5. an open device refuses a normal unmap (EBUSY); unmap; rmmod all; the
 #     test's kernel log has no WARNING, BUG, Oops, hung task, KASAN/slab
 #     report.
+# A 128 KiB IO stays one request (writes: data in a WRITE of its own when
+# its 32 segments do not fit beside the header SGE).
 # TIMEOUT=300
 . "$TB_TOP/kmod/tests/vm/klib.sh"
 kmod_need
@@ -56,6 +58,41 @@ kfio rw64 --rw=randrw --bsrange=64k-128k --bs_unaligned=0 --iodepth=8 \
 # 3. independent check, both directions
 cmp_pattern "/dev/$d1" /dev/nullb0 100
 cmp_pattern /dev/nullb0 "/dev/$d1" 120
+# a 128 KiB IO (32 pages: more segments than fit beside the request header
+# on rxe's 32 SGEs) stays one request: the data goes in a WRITE of its own
+# instead of the block layer splitting it (124k + 4k before)
+_stat() { awk -v f="$1" '{ print $f }' "/sys/block/$d1/stat"; }
+log "max_segments $(cat /sys/block/$d1/queue/max_segments), max_sectors_kb $(cat /sys/block/$d1/queue/max_sectors_kb)"
+w0=$(_stat 5) r0=$(_stat 1)
+# 16 writes and 16 reads of 128 KiB, each from 32 pages that are never
+# adjacent, neither in memory (every other page of a mapping whose pages
+# were all faulted in: 32 segments, not merged)
+python3 - "/dev/$d1" <<'PYEOF' || die "128 KiB IOs of 32 segments failed"
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_DIRECT)
+w = mmap.mmap(-1, 64 * 4096)
+r = mmap.mmap(-1, 64 * 4096)
+# fault every page in first: the even pages then sit on every other frame
+# (touching only them would give consecutive frames, merged by the block
+# layer into a few segments)
+w[:] = bytes(64 * 4096)
+r[:] = bytes(64 * 4096)
+for k in range(16):
+    for p in range(32):
+        w[2 * p * 4096:(2 * p + 1) * 4096] = os.urandom(4096)
+    wv = [memoryview(w)[2 * p * 4096:(2 * p + 1) * 4096] for p in range(32)]
+    rv = [memoryview(r)[2 * p * 4096:(2 * p + 1) * 4096] for p in range(32)]
+    off = (300 << 20) + k * (128 << 10)
+    assert os.pwritev(fd, wv, off) == 128 << 10
+    assert os.preadv(fd, rv, off) == 128 << 10
+    if any(bytes(a) != bytes(b) for a, b in zip(wv, rv)):
+        sys.exit("IO %d read back different" % k)
+os.close(fd)
+PYEOF
+w=$(($(_stat 5) - w0)) r=$(($(_stat 1) - r0))
+[ $w = 16 ] || die "16 writes of 128 KiB became $w requests"
+[ $r = 16 ] || die "16 reads of 128 KiB became $r requests"
+log "16 x 128 KiB: $w write and $r read requests"
 cat "$KCLT_CTL/devices/$d1/paths"
 kclt_unmap "$d1"
 
