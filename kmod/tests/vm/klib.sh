@@ -8,6 +8,30 @@
 
 KB=${TB_KMOD_DIR:-$TB_TOP/build/kmod}	# TB_KMOD_DIR: another build (e.g. to show a test failing)
 FIO_TIMEOUT=${FIO_TIMEOUT:-60}	# each run_fio; they take 1-20 s here
+
+# ---- the debug kernel (make check-debug, experiments/testbed/README.md)
+# Under tests/run-vm --timeout-scale
+# F (TB_TIMEOUT_SCALE in the guest) every `timeout D CMD` of a test and of
+# the libraries' helpers (run_fio, kfio, ...) waits D*F: the bounds stay
+# bounds, scaled like the scripts' own TIMEOUT.
+if [[ ${TB_TIMEOUT_SCALE:-1} =~ ^[0-9]+$ ]] && [ "${TB_TIMEOUT_SCALE:-1}" -gt 1 ]; then
+	timeout() {
+		local a=()
+		while [ $# -gt 0 ]; do
+			case $1 in
+			-k|-s|--kill-after|--signal) a+=("$1" "$2"); shift 2 ;;
+			-*) a+=("$1"); shift ;;
+			*) break ;;
+			esac
+		done
+		[ $# -gt 0 ] || { command timeout "${a[@]}"; return; }
+		local d=$1
+		shift
+		[[ $d =~ ^[0-9]+(\.[0-9]+)?s?$ ]] &&
+			d=$(awk -v d="${d%s}" -v f="$TB_TIMEOUT_SCALE" 'BEGIN { print d * f }')
+		command timeout "${a[@]}" "$d" "$@"
+	}
+fi
 KLOG=$LOGDIR/dmesg.log
 KMOD_LOADED=0
 # A marker line in the kernel log where the test starts: counting lines
