@@ -10,10 +10,12 @@ KB=${TB_KMOD_DIR:-$TB_TOP/build/kmod}	# TB_KMOD_DIR: another build (e.g. to show
 FIO_TIMEOUT=${FIO_TIMEOUT:-60}	# each run_fio; they take 1-20 s here
 
 # ---- the debug kernel (make check-debug, experiments/testbed/README.md)
-# Under tests/run-vm --timeout-scale
+# It is ~25x slower at IO in TCG: fio's sizes of 4 MiB and more shrink
+# (debug-bin/fio, TB_FIO_SIZE_DIV), and under tests/run-vm --timeout-scale
 # F (TB_TIMEOUT_SCALE in the guest) every `timeout D CMD` of a test and of
 # the libraries' helpers (run_fio, kfio, ...) waits D*F: the bounds stay
 # bounds, scaled like the scripts' own TIMEOUT.
+[ "${TB_KERNEL:-}" = debug ] && PATH=$TB_TOP/kmod/tests/vm/debug-bin:$PATH
 if [[ ${TB_TIMEOUT_SCALE:-1} =~ ^[0-9]+$ ]] && [ "${TB_TIMEOUT_SCALE:-1}" -gt 1 ]; then
 	timeout() {
 		local a=()
