@@ -10,7 +10,8 @@ KB=${TB_KMOD_DIR:-$TB_TOP/build/kmod}	# TB_KMOD_DIR: another build (e.g. to show
 FIO_TIMEOUT=${FIO_TIMEOUT:-60}	# each run_fio; they take 1-20 s here
 
 # ---- the debug kernel (make check-debug, experiments/testbed/README.md)
-# It is ~25x slower at IO in TCG: fio's sizes of 4 MiB and more shrink
+# Its IO is slow in TCG (a 4k QD16 write job of test 010 ran at 41 IOPS,
+# 166 KiB/s): fio's sizes of 4 MiB and more shrink
 # (debug-bin/fio, TB_FIO_SIZE_DIV), and under tests/run-vm --timeout-scale
 # F (TB_TIMEOUT_SCALE in the guest) every `timeout D CMD` of a test and of
 # the libraries' helpers (run_fio, kfio, ...) waits D*F: the bounds stay
