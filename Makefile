@@ -5,6 +5,8 @@
 #   make check        deps + build + host unit tests + VM integration tests
 #   make check-host   host unit tests only (no RDMA, no VM)
 #   make check-vm     VM integration tests only (VM_TESTS='glob ...' to pick)
+#   make check-debug  the kernel-module VM tests on the debug kernel (KASAN,
+#                     lockdep, kmemleak; built once, cached; not in `check`)
 #   make experiments  deps + build + the benchmark suite in the testbed
 #   make plots        regenerate plots/ from results/summary.csv
 #   make install      install the fio engine, the daemon, the ibnbd tool
@@ -21,7 +23,7 @@ PROFILER := $(if $(wildcard experiments/profiler/Makefile),profiler)
 # without them.
 KMOD_KDIR = $(or $(KDIR),/lib/modules/$(shell experiments/testbed/kver.sh 2>/dev/null)/build)
 
-.PHONY: all deps build check check-host check-vm experiments plots install clean $(COMPONENTS) $(PROFILER) kmod
+.PHONY: all deps build check check-host check-vm check-debug experiments plots install clean $(COMPONENTS) $(PROFILER) kmod
 
 all: build
 
@@ -52,6 +54,9 @@ check-host: build
 
 check-vm: build
 	@tests/run-vm $(VM_TESTS)
+
+check-debug:
+	@tests/check-debug
 
 experiments: deps build
 	@experiments/run-all

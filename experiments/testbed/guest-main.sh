@@ -26,6 +26,17 @@ mount -t tmpfs tmpfs /run
 mkdir -p /run/tb-host-tmp
 mount --bind /tmp /run/tb-host-tmp
 mount -t tmpfs -o size=1g tmpfs /tmp
+. /tb-out/env		# TB_* variables written by the host runner
+# The debug kernel (run --kernel debug): its modules are not in the host's
+# /lib/modules; the staged tree is bind-mounted over a directory made in the
+# tmpfs overlay (the host's /lib/modules is never written).
+if [ -n "${TB_GUEST_MODULES:-}" ]; then
+	gm=$TB_GUEST_MODULES
+	case $gm in /tmp/*) gm=/run/tb-host-tmp/${gm#/tmp/} ;; esac
+	mkdir -p "/lib/modules/$(uname -r)"
+	mount --bind "$gm" "/lib/modules/$(uname -r)" ||
+		echo "tb: cannot bind $gm at /lib/modules/$(uname -r)" >&2
+fi
 modprobe configfs 2>/dev/null; mount -t configfs configfs /sys/kernel/config 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hostname tb-guest
@@ -33,7 +44,6 @@ echo 1 >/proc/sys/kernel/sysrq
 ulimit -l unlimited
 ulimit -n 65536
 
-. /tb-out/env		# TB_* variables written by the host runner
 export TB_OUT=/tb-out
 case $TB_TOP in
 /tmp/*)
@@ -44,7 +54,8 @@ esac
 cd "$TB_TOP" || _poweroff
 
 {
-	echo "tb: guest $(uname -r), $(nproc) vCPU, mode $TB_MODE, $TB_PATHS path(s)"
+	dbg=""; [ "${TB_KERNEL:-}" = debug ] && dbg=" (debug kernel)"
+	echo "tb: guest $(uname -r)$dbg, $(nproc) vCPU, mode $TB_MODE, $TB_PATHS path(s)"
 	if [ -n "${TB_ROLE:-}" ]; then
 		up=(up-nic "$TB_PATHS" "$TB_ROLE")	# two-host mode
 	else

@@ -46,4 +46,20 @@ check "a missing hosts file is refused" $ok "rc=$rc output: $out"
 out=$("$run" --paths 5 -- true 2>&1); rc=$?
 ok=1; [ $rc = 125 ] && ok=0
 check "--paths 5 is refused" $ok "rc=$rc output: $out"
+
+out=$("$run" --kernel bogus -- true 2>&1); rc=$?
+ok=1; [ $rc = 125 ] && echo "$out" | grep -q 'debian or debug' && ok=0
+check "--kernel bogus is refused" $ok "rc=$rc output: $out"
+
+out=$(TB_DEBUG_KERNEL_DIR=$tmp/no-kernel "$run" --kernel debug -- true 2>&1); rc=$?
+ok=1; [ $rc = 125 ] && echo "$out" | grep -q 'no debug kernel in' && ok=0
+check "--kernel debug without a built debug kernel is refused" $ok "rc=$rc output: $out"
+
+out=$("$run" --hosts "$ex" --kernel debug --dry-run -- true 2>&1); rc=$?
+ok=1; [ $rc = 125 ] && echo "$out" | grep -q 'QEMU guest only' && ok=0
+check "--kernel debug with --hosts is refused" $ok "rc=$rc output: $out"
+
+out=$(TB_DEBUG_KERNEL_DIR=$tmp/no-kernel "$top/experiments/testbed/debug-kernel.sh" --print-release 2>&1); rc=$?
+ok=1; [ $rc = 1 ] && echo "$out" | grep -q 'no debug kernel built' && ok=0
+check "debug-kernel.sh --print-release without a build fails" $ok "rc=$rc output: $out"
 exit 0

@@ -7,6 +7,8 @@
 # TIMEOUT=60
 set -euo pipefail
 ko=$TB_TOP/build/kcheck/trs_protocheck.ko
+# the debug kernel's build (tests/check-debug)
+[ "${TB_KERNEL:-}" = debug ] && ko=$TB_TOP/build/kcheck-debug/trs_protocheck.ko
 if [ ! -f "$ko" ]; then
 	echo "SKIP: $ko not built (run tests/host/kernel-build.sh)"
 	exit 77

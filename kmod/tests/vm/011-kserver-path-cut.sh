@@ -17,7 +17,13 @@ kmod_need
 need_paths 2
 type tb_path_cut >/dev/null 2>&1 || skip "testbed guest-lib.sh (tb_path_cut) missing"
 setup_nullb
-dm_delay kcut /dev/nullb0 0 1000
+# On the debug kernel (tests/run-vm --timeout-scale F) the hold and the
+# waits around the cut are F times longer: there the client's failover
+# after the cut can take longer than one hold (seen once: deferred=0 2 s
+# after the cut, scale 4, 1 s hold).
+S=${TB_TIMEOUT_SCALE:-1}
+[[ $S =~ ^[1-9][0-9]*$ ]] || S=1
+dm_delay kcut /dev/nullb0 0 $((1000 * S))
 kmod_load
 c1=$(echo "$TB_CLT_ADDRS" | cut -d' ' -f1)
 
@@ -44,11 +50,11 @@ grep -q '^  /dev/mapper/kcut handle=.* mode=rw ' "$LOGDIR/devices-before.txt" ||
 	die "sysfs: mapper/kcut not open rw"
 log "cutting path 1"
 tb_path_cut 1
-sleep 2
+sleep $((2 * S))
 cat /sys/kernel/ibtrs-server/sessions | tee "$LOGDIR/sessions-cut.txt"
 grep -q '^  path .* deferred=[1-9]' "$LOGDIR/sessions-cut.txt" ||
 	die "no retry waited for its in-flight original (deferred=0)"
-sleep 4
+sleep $((4 * S))
 kill -0 $FIO 2>/dev/null || die "fio ended while path 1 was cut"
 kmsgs | grep -q "closing path from $c1" ||
 	die "the server did not close the cut path"

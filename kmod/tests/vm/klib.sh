@@ -1,11 +1,40 @@
 # klib.sh - helpers of the kernel-server VM tests (kmod/tests/vm/0[1-9]*),
 # on top of server/tests/vmlib.sh and fio-engine/tests/lib.sh (sourced
-# here). The modules come from build/kmod/ (make -C kmod).
+# here). The modules come from $TB_KMOD_DIR (the testbed sets it: build/kmod/
+# for Debian's kernel, build/kmod-debug/ for the debug kernel, see
+# experiments/testbed/README.md), else build/kmod/ (make -C kmod).
 . "$TB_TOP/server/tests/vmlib.sh"
 . "$TB_TOP/fio-engine/tests/lib.sh"
 
 KB=${TB_KMOD_DIR:-$TB_TOP/build/kmod}	# TB_KMOD_DIR: another build (e.g. to show a test failing)
 FIO_TIMEOUT=${FIO_TIMEOUT:-60}	# each run_fio; they take 1-20 s here
+
+# ---- the debug kernel (make check-debug, experiments/testbed/README.md)
+# Its IO is slow in TCG (a 4k QD16 write job of test 010 ran at 41 IOPS,
+# 166 KiB/s): fio's sizes of 4 MiB and more shrink
+# (debug-bin/fio, TB_FIO_SIZE_DIV), and under tests/run-vm --timeout-scale
+# F (TB_TIMEOUT_SCALE in the guest) every `timeout D CMD` of a test and of
+# the libraries' helpers (run_fio, kfio, ...) waits D*F: the bounds stay
+# bounds, scaled like the scripts' own TIMEOUT.
+[ "${TB_KERNEL:-}" = debug ] && PATH=$TB_TOP/kmod/tests/vm/debug-bin:$PATH
+if [[ ${TB_TIMEOUT_SCALE:-1} =~ ^[0-9]+$ ]] && [ "${TB_TIMEOUT_SCALE:-1}" -gt 1 ]; then
+	timeout() {
+		local a=()
+		while [ $# -gt 0 ]; do
+			case $1 in
+			-k|-s|--kill-after|--signal) a+=("$1" "$2"); shift 2 ;;
+			-*) a+=("$1"); shift ;;
+			*) break ;;
+			esac
+		done
+		[ $# -gt 0 ] || { command timeout "${a[@]}"; return; }
+		local d=$1
+		shift
+		[[ $d =~ ^[0-9]+(\.[0-9]+)?s?$ ]] &&
+			d=$(awk -v d="${d%s}" -v f="$TB_TIMEOUT_SCALE" 'BEGIN { print d * f }')
+		command timeout "${a[@]}" "$d" "$@"
+	}
+fi
 KLOG=$LOGDIR/dmesg.log
 KMOD_LOADED=0
 # A marker line in the kernel log where the test starts: counting lines
@@ -18,6 +47,110 @@ echo "$_kmsg_mark" 2>/dev/null >/dev/kmsg
 kmsgs() {
 	dmesg | awk -v m="$_kmsg_mark" '{ l[NR] = $0 } index($0, m) { s = NR }
 		END { for (i = s + 1; i <= NR; i++) print l[i] }'
+}
+
+# ---- kmemleak (the debug kernel; nothing happens without
+# /sys/kernel/debug/kmemleak). The log of kmemleak holds every object it
+# ever found unreferenced, allocated by the boot or by earlier tests too:
+# the test's start clears it ("clear": what was reported so far is never
+# reported again), and at its end (_kmod_cleanup, after the modules are
+# removed: an object only a module's globals pointed to is unreferenced
+# once the module is gone) only the objects whose allocation backtrace
+# has a frame of our modules fail the test. A frame is ours when kmemleak
+# names the module ("[ibtrs_server]", KMEMLEAK_MODS) or, the module being
+# unloaded (the address no longer resolves), when its address lies in a
+# range one of our modules occupied during this test (recorded at each
+# insmod from /proc/modules; the debug kernel boots with no_hash_pointers,
+# so kmemleak prints real addresses). Kmemleak reports an object only when
+# two scans found it unreferenced and unchanged (a scan takes ~35 s in the
+# TCG guest), and an object freed late (RCU, a work item) looks leaked
+# until it is freed: the end runs pause, scan, pause, scan, read; pause,
+# read again (freed objects are gone from the list) and counts only the
+# objects of both reads. Results in $LOGDIR/kmemleak.txt (ours) and
+# kmemleak-all.txt (every report of the second read).
+KMEMLEAK=/sys/kernel/debug/kmemleak
+KMEMLEAK_MODS=${KMEMLEAK_MODS:-ibtrs_[a-z_]*|ibnbd_[a-z_]*}
+KML_RANGES=$LOGDIR/kmemleak-ranges.txt
+: >"$KML_RANGES"
+[ -w "$KMEMLEAK" ] && echo clear >"$KMEMLEAK" 2>/dev/null
+
+# _kml_note: records the address ranges of our loaded modules, one line
+# "NAME LO HI" (16 hex digits each, HI excluded) per module instance.
+_kml_note() {
+	local name size _a _b _c addr
+	[ -w "$KMEMLEAK" ] || return 0
+	while read -r name size _a _b _c addr _; do
+		[[ $name =~ ^($KMEMLEAK_MODS)$ && $addr =~ ^0x[0-9a-f]+$ ]] || continue
+		printf '%s %016x %016x\n' "$name" "$addr" "$((addr + size))"
+	done </proc/modules >>"$KML_RANGES"
+	sort -u -o "$KML_RANGES" "$KML_RANGES"
+}
+
+# insmod: every load of a module in the tests goes through here.
+insmod() {
+	command insmod "$@" || return
+	_kml_note
+}
+
+# kml_filter READ1 READ2: the records of READ2 that READ1 has too (same
+# header line and backtrace; the age differs) with a frame of ours; status
+# 1 when there is one.
+kml_filter() {
+	awk -v re="[[]($KMEMLEAK_MODS)[]]" -v ranges="$KML_RANGES" '
+	function ours(line,   f, a, i) {
+		if (line ~ re) return 1
+		# "[<ffffffffc0a1b2c3>] 0xffffffffc0a1b2c3": that module is gone
+		if (split(line, f, " ") < 2 || f[2] !~ /^0x[0-9a-f]+$/) return 0
+		a = "x" substr(f[2], 3)
+		while (length(a) < 17) a = "x0" substr(a, 2)
+		for (i = 1; i <= nr; i++) if (a >= lo[i] && a < hi[i]) return 1
+		return 0
+	}
+	function flush() {
+		if (head == "") return
+		if (recfile == 1) seen[head bt] = 1
+		else if ((head bt) in seen && mine) { print rec; n++ }
+		head = ""
+	}
+	BEGIN {
+		while ((getline l < ranges) > 0) {
+			split(l, f, " "); nr++; lo[nr] = "x" f[2]; hi[nr] = "x" f[3]
+		}
+	}
+	FNR == 1 { flush(); file++ }
+	/^unreferenced object / {
+		flush(); head = $0; rec = $0; bt = ""; mine = 0; inbt = 0; recfile = file
+		next
+	}
+	head != "" {
+		rec = rec "\n" $0
+		if (inbt && $1 ~ /^\[</) { bt = bt "|" $2; if (ours($0)) mine = 1 }
+		else inbt = ($1 == "backtrace:")
+	}
+	END { flush(); exit n > 0 }
+	' "$1" "$2"
+}
+
+# kml_check: 0 when kmemleak reports no object allocated by our modules
+# (or there is no kmemleak, or none of our modules was loaded); else prints
+# them and returns 1.
+kml_check() {
+	local a=$LOGDIR/kmemleak-1.txt b=$LOGDIR/kmemleak-all.txt n
+	[ -w "$KMEMLEAK" ] || return 0
+	_kml_note
+	[ -s "$KML_RANGES" ] || return 0
+	sleep "${KML_PAUSE:-2}"
+	echo scan >"$KMEMLEAK"
+	sleep "${KML_PAUSE:-2}"
+	echo scan >"$KMEMLEAK"
+	cat "$KMEMLEAK" >"$a"
+	sleep "${KML_PAUSE:-2}"
+	cat "$KMEMLEAK" >"$b"
+	kml_filter "$a" "$b" >"$LOGDIR/kmemleak.txt" && return 0
+	n=$(grep -c '^unreferenced object' "$LOGDIR/kmemleak.txt")
+	echo "[$TEST_NAME] kmemleak: $n unreferenced object(s) allocated by our modules:"
+	head -n 120 "$LOGDIR/kmemleak.txt"
+	return 1
 }
 
 kmod_need() {
@@ -53,7 +186,16 @@ kmod_unload() {
 	KMOD_LOADED=0
 }
 
-KLOG_ERRORS='WARNING:|\bBUG\b|Oops|hung task|KASAN|UBSAN|slab|general protection|corruption|refcount_t:|circular locking|lockdep'
+# Kernel-log reports that fail a test. Beyond WARN/BUG/Oops: what the debug
+# kernel (run --kernel debug) prints: KASAN ("BUG: KASAN: ..."), lockdep
+# ("WARNING: possible circular locking dependency", "possible recursive
+# locking", "inconsistent lock state", "suspicious RCU usage", ...),
+# DEBUG_ATOMIC_SLEEP ("BUG: sleeping function called from invalid
+# context"), DMA-API debugging, debugobjects ("ODEBUG: free active ..."),
+# DEBUG_LIST ("list_add corruption", "list_del corruption"), hung tasks
+# ("INFO: task X blocked for more than N seconds"), soft lockups and RCU
+# stalls.
+KLOG_ERRORS='WARNING:|\bBUG\b|Oops|hung task|blocked for more than|KASAN|UBSAN|slab|general protection|corruption|refcount_t:|circular locking|lockdep|possible recursive locking|inconsistent lock state|suspicious RCU usage|bad unlock balance|held lock freed|lock held when returning|irq lock inversion|sleeping function called from invalid context|DMA-API|ODEBUG|list_(add|del) corruption|soft lockup|rcu_.* detected stalls|detected stall'
 
 # kmod_log_check: the modules' lines, and no kernel error report.
 kmod_log_check() {
@@ -73,13 +215,18 @@ kmod_log_check_now() {
 	fi
 }
 
-# On any exit: keep the kernel log, unload what is left.
+# On any exit: keep the kernel log, unload what is left, and (the debug
+# kernel) fail a test that passed so far when kmemleak reports an object
+# of our modules.
 _kmod_cleanup() {
 	local rc=$?
 	kmsgs >"$KLOG"
 	[ $KMOD_LOADED = 2 ] && rmmod ibnbd_server
 	[ $KMOD_LOADED != 0 ] && rmmod ibtrs_server
 	[ -n "${KMOD_EXTRA_CLEANUP:-}" ] && eval "$KMOD_EXTRA_CLEANUP"
+	if [ "$rc" != 77 ] && ! kml_check; then
+		[ "$rc" = 0 ] && { log "FAIL: kmemleak reports objects of our modules (above; $LOGDIR/kmemleak.txt)"; rc=1; }
+	fi
 	(exit $rc)
 	cleanup_common
 }
