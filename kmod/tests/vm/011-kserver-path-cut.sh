@@ -1,6 +1,7 @@
 #!/bin/bash
 # 011-kserver-path-cut: fio write+verify over 2 paths against the kernel
-# server; path 1 is cut (link down) while IO flows and restored 6 s later
+# server; path 1 is cut (link down) while IO flows and restored once the
+# server closed it
 # (the testbed re-creates its rxe device: a device removal for whatever
 # the server still has on the old one). The server must notice the silent
 # path (heartbeat timeout), tear it down, serve the retried requests on
@@ -8,30 +9,35 @@
 # path 1's reconnect into the same session, and unload cleanly afterwards
 # with nothing bad in the kernel log. The engine's report shows IO failed
 # over from path 1, path 1 reconnected, both paths carried IO. Writes are
-# held 1 s by dm-delay, so the retries of path 1's writes reach the server
-# while their originals are still in flight: the server must count them as
-# deferred (the "waits for the in-flight original" path ran).
-# TIMEOUT=240
+# held 3 s by dm-delay and the cut comes right after a batch of writes
+# reached the server; the client's heartbeat (250 ms) gives the path up
+# within about a second, so the retries of path 1's writes reach the
+# server while their originals are still held: the server must count them
+# as deferred (the "waits for the in-flight original" path ran). (With a
+# 1 s hold and the default heartbeat, whether a retry overtook its original
+# depended on where in the hold the cut fell; CI saw deferred=0.)
+# TIMEOUT=300
 . "$TB_TOP/kmod/tests/vm/klib.sh"
 kmod_need
 need_paths 2
 type tb_path_cut >/dev/null 2>&1 || skip "testbed guest-lib.sh (tb_path_cut) missing"
 setup_nullb
 # On the debug kernel (tests/run-vm --timeout-scale F) the hold and the
-# waits around the cut are F times longer: there the client's failover
-# after the cut can take longer than one hold (seen once: deferred=0 2 s
-# after the cut, scale 4, 1 s hold).
+# waits around the cut are F times longer.
 S=${TB_TIMEOUT_SCALE:-1}
 [[ $S =~ ^[1-9][0-9]*$ ]] || S=1
-dm_delay kcut /dev/nullb0 0 $((1000 * S))
+HOLD=$((3000 * S))
+dm_delay kcut /dev/nullb0 0 $HOLD
 kmod_load
 c1=$(echo "$TB_CLT_ADDRS" | cut -d' ' -f1)
 
-# 3 MiB of 4k writes, 32 in flight, each held 1 s: ~24 s, then the verify.
-FIO_TIMEOUT=120
+# 2 MiB of 4k writes, 32 in flight, each held 3 s: 16 batches, ~48 s, then
+# the verify (reads are not held).
+FIO_TIMEOUT=$((150 * S))
 run_fio cut --paths="$(fio_paths 2)" --devpath=mapper/kcut --rw=randwrite \
-	--bs=4k --iodepth=32 --size=3m --verify=crc32c --do_verify=1 \
-	--verify_fatal=1 --ctrl_loss_tmo=30 --connect_timeout=10000 &
+	--bs=4k --iodepth=32 --size=2m --verify=crc32c --do_verify=1 \
+	--verify_fatal=1 --ctrl_loss_tmo=60 --connect_timeout=10000 \
+	--hb_interval=250 &
 FIO=$!
 for i in $(seq 1 100); do
 	kmsgs | grep -q 'joined (2 paths)' && break
@@ -48,13 +54,30 @@ grep -q '^sess .* paths=2 ' "$LOGDIR/sessions-before.txt" || die "sysfs: no 2-pa
 cat /sys/kernel/ibnbd-server/devices | tee "$LOGDIR/devices-before.txt"
 grep -q '^  /dev/mapper/kcut handle=.* mode=rw ' "$LOGDIR/devices-before.txt" ||
 	die "sysfs: mapper/kcut not open rw"
-log "cutting path 1"
+# Cut right after the next batch of writes reached the server (its write
+# count moved): their originals are then held for most of the 3 s.
+writes() { sed -n 's|^  /dev/mapper/kcut .* writes=\([0-9]*\) .*|\1|p' \
+	/sys/kernel/ibnbd-server/devices; }
+w0=$(writes)
+for ((i = 0; i < 100 * S; i++)); do
+	[ "$(writes)" != "$w0" ] && break
+	sleep 0.05
+done
+[ "$(writes)" != "$w0" ] || die "no write reached the server in $((5 * S)) s"
+log "cutting path 1 (server writes $w0 -> $(writes))"
 tb_path_cut 1
-sleep $((2 * S))
-cat /sys/kernel/ibtrs-server/sessions | tee "$LOGDIR/sessions-cut.txt"
+for ((i = 0; i < 60 * S; i++)); do
+	cat /sys/kernel/ibtrs-server/sessions > "$LOGDIR/sessions-cut.txt"
+	grep -q '^  path .* deferred=[1-9]' "$LOGDIR/sessions-cut.txt" && break
+	sleep 0.1
+done
+cat "$LOGDIR/sessions-cut.txt"
 grep -q '^  path .* deferred=[1-9]' "$LOGDIR/sessions-cut.txt" ||
-	die "no retry waited for its in-flight original (deferred=0)"
-sleep $((4 * S))
+	die "no retry waited for its in-flight original (deferred=0 $((6 * S)) s after the cut)"
+for ((i = 0; i < 100 * S; i++)); do
+	kmsgs | grep -q "closing path from $c1" && break
+	sleep 0.1
+done
 kill -0 $FIO 2>/dev/null || die "fio ended while path 1 was cut"
 kmsgs | grep -q "closing path from $c1" ||
 	die "the server did not close the cut path"
