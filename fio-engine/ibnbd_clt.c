@@ -644,6 +644,46 @@ int ibnbd_clt_submit(struct ibnbd_clt *c, struct ibnbd_clt_io *io)
 	return 0;
 }
 
+static uint64_t ibnbd_clt_now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/*
+ * Open the device again after the server lost our handle. The server may
+ * not have noticed yet that our previous session is gone, or that
+ * session's writes may still be in flight on its backing device (a slow
+ * or suspended one holds them): it then refuses our rw open with EBUSY
+ * until they end. Retry every 500 ms for as long as IO may wait for the
+ * server, ctrl_loss_tmo (0: the library's default, 30 s; at least 10 s;
+ * -1: for ever). The wait between tries is a real one: ibnbd_clt_poll()
+ * returns at the first completion.
+ */
+static int ibnbd_clt_reopen_busy(struct ibnbd_clt *c)
+{
+	int tmo = c->trs_opts.ctrl_loss_tmo_ms;
+	uint64_t start = ibnbd_clt_now_ms(), next;
+	int r;
+
+	if (!tmo)
+		tmo = 30000;
+	else if (tmo > 0 && tmo < 10000)
+		tmo = 10000;
+	for (;;) {
+		r = ibnbd_clt_dev_open(c, c->dev.mode);
+		if (r != -EBUSY)
+			return r;
+		next = ibnbd_clt_now_ms() + 500;
+		if (tmo >= 0 && next - start > (uint64_t)tmo)
+			return r;
+		while (ibnbd_clt_now_ms() < next)
+			ibnbd_clt_poll(c, (int)(next - ibnbd_clt_now_ms()));
+	}
+}
+
 /*
  * The server lost our handle (restart): open again, then resend the parts
  * it answered -ESTALE. Their permits were given back already.
@@ -651,7 +691,6 @@ int ibnbd_clt_submit(struct ibnbd_clt *c, struct ibnbd_clt_io *io)
 static void ibnbd_clt_handle_stale(struct ibnbd_clt *c)
 {
 	struct ibnbd_clt_part *list = c->stale, *part, *next;
-	unsigned int i;
 	int r = 0;
 
 	if (!list || c->reopening)
@@ -672,17 +711,7 @@ static void ibnbd_clt_handle_stale(struct ibnbd_clt *c)
 		ibnbd_clt_log(c, IBNBD_CLT_LOG_INFO,
 			      "%s: server lost device handle %#x (restarted?), re-opening %s",
 			      c->sessname, c->dev.handle, c->devpath);
-		/*
-		 * After a reconnect the server may not have noticed yet that
-		 * our previous session is gone, and it still holds our rw
-		 * claim: retry EBUSY for a while (10 s) before giving up.
-		 */
-		for (i = 0; i < 20; i++) {
-			r = ibnbd_clt_dev_open(c, c->dev.mode);
-			if (r != -EBUSY)
-				break;
-			ibnbd_clt_poll(c, 500);
-		}
+		r = ibnbd_clt_reopen_busy(c);
 		if (r)
 			ibnbd_clt_log(c, IBNBD_CLT_LOG_ERR, "%s", c->err);
 		else

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ibnbd_clt.h"
 
@@ -55,6 +56,11 @@ static struct {
 	uint32_t handle;	/* current device handle */
 	bool forgot;		/* "restarted" with the same handle value */
 	bool is_open;		/* a second OPEN is refused -EBUSY, as ours is */
+	unsigned int busy_ms;	/* after a restart, refuse OPEN -EBUSY for this
+				 * long from the first refusal (the old
+				 * session's writes still in flight) */
+	double busy_until;
+	unsigned int busy_refusals;
 	unsigned int poll_max;	/* answers per poll, 0 = all */
 	unsigned int opens;
 	unsigned int io_seen;	/* IO requests answered */
@@ -184,6 +190,14 @@ static int fake_io(struct fake_req *r)
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 static int fake_ctrl(struct fake_req *r)
 {
 	switch (ibnbd_msg_type(r->usr, r->usr_len)) {
@@ -196,6 +210,16 @@ static int fake_ctrl(struct fake_req *r)
 		if (fk.is_open && !fk.forgot) {
 			ibnbd_init_open_rsp_err(rsp, -EBUSY, "already open");
 			return 0;
+		}
+		if (fk.busy_ms) {
+			if (!fk.busy_until)
+				fk.busy_until = now_s() + fk.busy_ms / 1000.0;
+			if (now_s() < fk.busy_until) {
+				fk.busy_refusals++;
+				ibnbd_init_open_rsp_err(rsp, -EBUSY,
+							"previous writer's IO in flight");
+				return 0;
+			}
 		}
 		fk.forgot = false;
 		fk.is_open = true;
@@ -573,6 +597,41 @@ static void estale_case(const char *name, uint32_t new_handle,
 	result(name, NULL);
 }
 
+/*
+ * The "restarted" server refuses the re-open with EBUSY for 1.2 s (the
+ * previous session's writes still held by its backing device) while every
+ * poll returns at once: the client must pace its tries and keep trying,
+ * not spend them all in a burst (seen on the debug kernel: 20 tries in
+ * 1.2 s, then every write failed with EBUSY).
+ */
+static void test_reopen_busy(void)
+{
+	const char *name = "estale_reopen_waits_out_ebusy";
+	struct ibnbd_clt *c = open_clt(128, 0, 0);
+	unsigned char *w = malloc(BIG);
+	struct ibnbd_clt_stats st;
+	struct tio t;
+
+	if (ibnbd_clt_io_init(c, &t.io, BIG))
+		return result(name, "io_init");
+	fill(w, BIG, 7);
+	fk.forgot = true;
+	fk.busy_ms = 1200;
+	prep(c, &t, IBNBD_OP_WRITE, 0, BIG, w);
+	if (ibnbd_clt_submit(c, &t.io) || !wait_all(c, &t, 1) || t.err)
+		return result(name, "write: err %d after %u refusals", t.err,
+			      fk.busy_refusals);
+	ibnbd_clt_get_stats(c, &st);
+	/* paced at 500 ms: refused at 0, 0.5 and 1.0 s, opened at 1.5 s */
+	if (st.reopens != 1 || fk.busy_refusals < 2 || fk.busy_refusals > 4)
+		return result(name, "reopens %llu refusals %u",
+			      (unsigned long long)st.reopens, fk.busy_refusals);
+	ibnbd_clt_io_free(&t.io);
+	ibnbd_clt_destroy(c);
+	free(w);
+	result(name, NULL);
+}
+
 int main(void)
 {
 	/* Lines survive a sanitizer exit (failure paths leak on purpose). */
@@ -585,6 +644,7 @@ int main(void)
 	test_bad_args();
 	estale_case("estale_reopen", 99, 0, 3);
 	estale_case("estale_same_handle_reopens_once", 0, 1, 5);
+	test_reopen_busy();
 	free(fk.disk);
 	return failed;
 }

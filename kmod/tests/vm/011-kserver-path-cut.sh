@@ -22,8 +22,9 @@ kmod_need
 need_paths 2
 type tb_path_cut >/dev/null 2>&1 || skip "testbed guest-lib.sh (tb_path_cut) missing"
 setup_nullb
-# On the debug kernel (tests/run-vm --timeout-scale F) the hold and the
-# waits around the cut are F times longer.
+# On the debug kernel (tests/run-vm --timeout-scale F) the hold, the
+# heartbeat and the waits around the cut are F times longer (a 250 ms
+# heartbeat there timed both paths out).
 S=${TB_TIMEOUT_SCALE:-1}
 [[ $S =~ ^[1-9][0-9]*$ ]] || S=1
 HOLD=$((3000 * S))
@@ -37,7 +38,7 @@ FIO_TIMEOUT=$((150 * S))
 run_fio cut --paths="$(fio_paths 2)" --devpath=mapper/kcut --rw=randwrite \
 	--bs=4k --iodepth=32 --size=2m --verify=crc32c --do_verify=1 \
 	--verify_fatal=1 --ctrl_loss_tmo=60 --connect_timeout=10000 \
-	--hb_interval=250 &
+	--hb_interval=$((250 * S)) &
 FIO=$!
 for i in $(seq 1 100); do
 	kmsgs | grep -q 'joined (2 paths)' && break
