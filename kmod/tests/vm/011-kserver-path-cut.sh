@@ -25,8 +25,7 @@ setup_nullb
 # On the debug kernel (tests/run-vm --timeout-scale F) the hold, the
 # heartbeat and the waits around the cut are F times longer (a 250 ms
 # heartbeat there timed both paths out).
-S=${TB_TIMEOUT_SCALE:-1}
-[[ $S =~ ^[1-9][0-9]*$ ]] || S=1
+S=$TS
 HOLD=$((3000 * S))
 dm_delay kcut /dev/nullb0 0 $HOLD
 kmod_load

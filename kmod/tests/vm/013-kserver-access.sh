@@ -25,11 +25,13 @@ wait_klog() {	# PATTERN [TENTHS]
 	return 1
 }
 
-# Holder: rw, time based, in the background.
-run_fio holder --paths="$P" --devpath=nullb0 --rw=randwrite --bs=4k \
-	--size=16m --time_based --runtime=30 --iodepth=1 --rate_iops=50 &
-HOLDER=$!
-wait_klog 'opened /dev/nullb0 (rw)' || die "holder never opened the device"
+# Holder: rw, time based, in the background until SIGINT stops it below
+# (start_fio: $FIO_PID is fio's own pid); its runtime only bounds it (on
+# the debug kernel a 30 s one ended before the second writer's OPEN came).
+start_fio holder --paths="$P" --devpath=nullb0 --rw=randwrite --bs=4k \
+	--size=16m --time_based --runtime=$((120 * TS)) --iodepth=1 --rate_iops=50
+HOLDER=$FIO_PID
+wait_klog 'opened /dev/nullb0 (rw)' $((100 * TS)) || die "holder never opened the device"
 
 run_fio second --paths="$P" --devpath=nullb0 --rw=write --bs=4k --size=1m \
 	--access_mode=rw && die "second rw opener was NOT refused"
@@ -55,9 +57,9 @@ EOF
 
 # migration holds the second writer slot while a third tries
 run_fio mig --paths="$P" --devpath=nullb0 --rw=write --bs=4k --size=4m \
-	--time_based --runtime=6 --rate_iops=50 --access_mode=migration &
+	--time_based --runtime=$((6 * TS)) --rate_iops=50 --access_mode=migration &
 MIG=$!
-wait_klog 'opened /dev/nullb0 (migration)' || die "migration opener not admitted"
+wait_klog 'opened /dev/nullb0 (migration)' $((100 * TS)) || die "migration opener not admitted"
 run_fio third --paths="$P" --devpath=nullb0 --rw=write --bs=4k --size=1m \
 	--access_mode=migration && die "third writer was NOT refused"
 grep -q 'two writers' "$LOGDIR/fio-third.log" || die "third writer: unclear reason"
@@ -72,18 +74,18 @@ log "access modes OK"
 # Claim drain: the old writer dies with 4 writes held 15 s by dm-delay (long
 # enough that the new writer's first attempt comes before they land, also on
 # a loaded host: with 6 s, the kill and a fio start took longer there).
-dm_delay ibnbd-kslow /dev/nullb0 0 15000
+dm_delay ibnbd-kslow /dev/nullb0 0 $((15000 * TS))
 DEV=mapper/ibnbd-kslow
 start_fio old --paths="$P" --devpath=$DEV --rw=write --bs=4k --size=1m \
 	--iodepth=4 --access_mode=rw --thread
 OLD=$FIO_PID
-wait_klog 'opened .*ibnbd-kslow (rw) handle' || die "the old writer never opened"
+wait_klog 'opened .*ibnbd-kslow (rw) handle' $((100 * TS)) || die "the old writer never opened"
 OLD_SESS=$(kmsgs | grep 'opened .*ibnbd-kslow (rw) handle' | tail -1 |
 	sed -n 's/.*sess \([^:]*\): opened.*/\1/p')
 sleep 1
 kill -KILL $OLD
 wait $OLD 2>/dev/null
-wait_klog "sess $OLD_SESS: disconnected" 80 || die "the old session did not end"
+wait_klog "sess $OLD_SESS: disconnected" $((80 * TS)) || die "the old session did not end"
 inflight=$(kmsgs | sed -n "s/.*ibnbd_server: sess $OLD_SESS: disconnected (\([0-9]*\) IOs in flight).*/\1/p")
 [ "${inflight:-0}" -ge 1 ] ||
 	die "old session gone with ${inflight:-?} IOs in flight (the test needs held writes)"

@@ -17,6 +17,20 @@ FIO_TIMEOUT=${FIO_TIMEOUT:-60}	# each run_fio; they take 1-20 s here
 # the libraries' helpers (run_fio, kfio, ...) waits D*F: the bounds stay
 # bounds, scaled like the scripts' own TIMEOUT.
 [ "${TB_KERNEL:-}" = debug ] && PATH=$TB_TOP/kmod/tests/vm/debug-bin:$PATH
+# TS: the scale as an integer, for a test's own durations (holds, runtimes
+# of jobs that must outlast a step, waits): 1 on Debian's kernel.
+TS=${TB_TIMEOUT_SCALE:-1}
+[[ $TS =~ ^[1-9][0-9]*$ ]] || TS=1
+# Heartbeats scale too: there the default 1.5 s (3 x 500 ms) expired while
+# a session was being set up (014: "nothing received for 1775 ms"). The
+# kernel modules (kmod_load, kclt_load) and the fio engine (run_fio,
+# start_fio) get TS x 500 ms unless the test passes its own value (after
+# these, so it wins).
+KHB=()
+if [ "$TS" -gt 1 ]; then
+	KHB=("hb_interval_ms=$((500 * TS))")
+	FIO_CMD+=("--hb_interval=$((500 * TS))")
+fi
 if [[ ${TB_TIMEOUT_SCALE:-1} =~ ^[0-9]+$ ]] && [ "${TB_TIMEOUT_SCALE:-1}" -gt 1 ]; then
 	timeout() {
 		local a=()
@@ -168,7 +182,7 @@ kmod_need() {
 # kmod_load [ibtrs-server params]: both modules, dev_search_path=/dev.
 kmod_load() {
 	modprobe rdma_cm || die "modprobe rdma_cm"
-	insmod "$KB/ibtrs-server.ko" port="$SRV_PORT" "$@" ||
+	insmod "$KB/ibtrs-server.ko" port="$SRV_PORT" "${KHB[@]}" "$@" ||
 		die "insmod ibtrs-server"
 	KMOD_LOADED=1
 	insmod "$KB/ibnbd-server.ko" dev_search_path=/dev ||
@@ -248,7 +262,7 @@ kclt_need() {
 # device is unmapped and the client modules are removed before the server's.
 kclt_load() {
 	modprobe rdma_cm || die "modprobe rdma_cm"
-	insmod "$KB/ibtrs-client.ko" "$@" || die "insmod ibtrs-client"
+	insmod "$KB/ibtrs-client.ko" "${KHB[@]}" "$@" || die "insmod ibtrs-client"
 	KCLT_LOADED=1
 	# shellcheck disable=SC2086 # KCLT_NBD_ARGS: ibnbd-client parameters
 	insmod "$KB/ibnbd-client.ko" port="$SRV_PORT" ${KCLT_NBD_ARGS:-} ||
