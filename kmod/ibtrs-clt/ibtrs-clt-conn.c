@@ -176,7 +176,7 @@ static int ibtrs_clt_route_resolved(struct ibtrs_clt_con *con)
 	trs_conn_req_encode(&req, &ri);
 	param.private_data = &req;
 	param.private_data_len = sizeof(req);
-	param.retry_count = 3;
+	param.retry_count = 7;	/* as nvme-rdma: ~0.5 s without an ACK */
 	param.rnr_retry_count = 7;
 	return rdma_connect_locked(con->cm_id, &param);
 }

@@ -29,7 +29,7 @@
 #define TRS_CLT_QD_CAP		1024	/* client QPs are sized for this depth */
 #define TRS_RX_EXTRA		32	/* recvs beyond the IO budget: HB, INFO */
 #define TRS_ACK_TIMEOUT		14	/* 4.096us * 2^14 = 67 ms per retry */
-#define TRS_RETRY_COUNT		3
+#define TRS_RETRY_COUNT		7	/* as nvme-rdma: ~0.5 s without an ACK */
 #define TRS_MAX_REGIONS		32
 #define TRS_MAX_IOV		64
 

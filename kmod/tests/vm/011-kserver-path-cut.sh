@@ -22,9 +22,9 @@ kmod_need
 need_paths 2
 type tb_path_cut >/dev/null 2>&1 || skip "testbed guest-lib.sh (tb_path_cut) missing"
 setup_nullb
-# On the debug kernel (tests/run-vm --timeout-scale F) the hold, the
-# heartbeat and the waits around the cut are F times longer (a 250 ms
-# heartbeat there timed both paths out).
+# On the debug kernel (tests/run-vm --timeout-scale F) the hold and the
+# waits around the cut are F times longer, and the heartbeat is klib's
+# F x 500 ms (a 250 ms one there timed both paths out).
 S=$TS
 HOLD=$((3000 * S))
 dm_delay kcut /dev/nullb0 0 $HOLD
@@ -37,7 +37,7 @@ FIO_TIMEOUT=$((150 * S))
 run_fio cut --paths="$(fio_paths 2)" --devpath=mapper/kcut --rw=randwrite \
 	--bs=4k --iodepth=32 --size=2m --verify=crc32c --do_verify=1 \
 	--verify_fatal=1 --ctrl_loss_tmo=60 --connect_timeout=10000 \
-	--hb_interval=$((250 * S)) &
+	--hb_interval=250 &
 FIO=$!
 for i in $(seq 1 100); do
 	kmsgs | grep -q 'joined (2 paths)' && break

@@ -23,13 +23,15 @@ TS=${TB_TIMEOUT_SCALE:-1}
 [[ $TS =~ ^[1-9][0-9]*$ ]] || TS=1
 # Heartbeats scale too: there the default 1.5 s (3 x 500 ms) expired while
 # a session was being set up (014: "nothing received for 1775 ms"). The
-# kernel modules (kmod_load, kclt_load) and the fio engine (run_fio,
-# start_fio) get TS x 500 ms unless the test passes its own value (after
-# these, so it wins).
+# kernel modules (kmod_load, kclt_load) get TS x 500 ms unless the test
+# passes its own value (after this one, so it wins); the fio engine's
+# jobs (run_fio, start_fio) get it too, over a test's own value: it goes
+# in IBNBD_FIO_EXTRA, which comes last, as fio takes an engine option
+# only after --ioengine.
 KHB=()
 if [ "$TS" -gt 1 ]; then
 	KHB=("hb_interval_ms=$((500 * TS))")
-	FIO_CMD+=("--hb_interval=$((500 * TS))")
+	IBNBD_FIO_EXTRA="${IBNBD_FIO_EXTRA:-} --hb_interval=$((500 * TS))"
 fi
 if [[ ${TB_TIMEOUT_SCALE:-1} =~ ^[0-9]+$ ]] && [ "${TB_TIMEOUT_SCALE:-1}" -gt 1 ]; then
 	timeout() {
