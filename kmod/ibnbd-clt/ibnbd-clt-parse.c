@@ -9,7 +9,17 @@
 #include <linux/printk.h>
 #include <linux/string.h>
 
+#include "trs/trs_proto.h"
 #include "ibnbd-clt-parse.h"
+
+/* The name reaches the server in INFO_REQ, which takes no other. */
+static bool ibnbd_clt_sessname_ok(const char *s)
+{
+	for (; *s; s++)
+		if (!trs_sessname_char_ok(*s))
+			return false;
+	return true;
+}
 
 int ibnbd_clt_parse(char *s, struct ibnbd_clt_map_opts *o)
 {
@@ -27,8 +37,10 @@ int ibnbd_clt_parse(char *s, struct ibnbd_clt_map_opts *o)
 		*val++ = '\0';
 		if (!strcmp(tok, "sessname")) {
 			if (!*val || strscpy(o->sessname, val,
-					     sizeof(o->sessname)) < 0) {
-				pr_err("map_device: bad sessname '%s'\n", val);
+					     sizeof(o->sessname)) < 0 ||
+			    !ibnbd_clt_sessname_ok(val)) {
+				pr_err("map_device: bad sessname '%s' (1..%d printable ASCII characters but '/')\n",
+				       val, IBNBD_CLT_SESSNAME_MAX - 1);
 				return -EINVAL;
 			}
 		} else if (!strcmp(tok, "path")) {
