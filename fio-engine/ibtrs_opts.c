@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ibtrs_engine.h"
+#include "trs/trs_proto.h"
 
 struct fio_option fio_ibtrs_options[] = {
 	{
@@ -181,6 +182,17 @@ static const char *fio_ibtrs_devpath(struct thread_data *td,
 	return NULL;
 }
 
+/* The server refuses an INFO_REQ whose name has another character. */
+static bool fio_ibtrs_sessname_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!trs_sessname_char_ok(*s))
+			return false;
+	return true;
+}
+
 /* Job options -> client parameters (log callback left to the caller). */
 int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 			 const char *sessname)
@@ -199,6 +211,12 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 	if (!p->devpath) {
 		log_err("ibtrs: set devpath= (or filename=) to the device on the server\n");
 		td_vmsg(td, EINVAL, "missing devpath=", "ibtrs");
+		return -EINVAL;
+	}
+	if (!fio_ibtrs_sessname_ok(sessname)) {
+		log_err("ibtrs: session name '%s': printable ASCII but '/' only\n",
+			sessname ? sessname : "");
+		td_vmsg(td, EINVAL, "bad sessname", "ibtrs");
 		return -EINVAL;
 	}
 	p->sessname = sessname;
