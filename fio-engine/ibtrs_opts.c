@@ -5,6 +5,7 @@
  * session name.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,6 +99,7 @@ struct fio_option fio_ibtrs_options[] = {
 		.off1	= offsetof(struct fio_ibtrs_options, ctrl_loss_tmo),
 		.def	= "30",
 		.minval	= -1,
+		.maxval	= INT_MAX / 1000,	/* in ms it is an int */
 		.help	= "Seconds IO waits with every path down before failing (-1 = forever)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -226,6 +228,12 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 	co->cons_per_path = o->cons_per_path;
 	co->hb_interval_ms = o->hb_interval_ms;
 	co->connect_timeout_ms = o->connect_timeout_ms;
+	if (o->ctrl_loss_tmo > INT_MAX / 1000) {
+		log_err("ibtrs: ctrl_loss_tmo %d s is more than %d s\n",
+			o->ctrl_loss_tmo, INT_MAX / 1000);
+		td_vmsg(td, EINVAL, "ctrl_loss_tmo too large", "ibtrs");
+		return -EINVAL;
+	}
 	co->ctrl_loss_tmo_ms = o->ctrl_loss_tmo < 0 ? -1 :
 			       o->ctrl_loss_tmo * 1000;
 	if (!o->ctrl_loss_tmo)
