@@ -14,6 +14,9 @@ PKGS=(
 	busybox-static cpio kmod iproute2
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev rdmacm-utils
 	perftest fio nvme-cli liburing-dev sparse
+	# tests/fuzz: clang; libFuzzer and clang's sanitizer runtimes are in
+	# libclang-rt-dev, only recommended by clang (deps install without)
+	clang libclang-rt-dev
 	gnuplot python3-matplotlib
 )
 # Upstream RNBD/RTRS baseline is built from this source tarball.
