@@ -546,6 +546,21 @@ static void gen_srv_opts(void)
 	put_str(&s, "short-read");
 	emit("everything", &s);
 
+	/* every number at its documented limit */
+	s.n = 0;
+	put_le(&s, 128, 1);
+	put_str(&s, "--port=65535");
+	put_str(&s, "-q65535");
+	put_str(&s, "-m");
+	put_str(&s, "65535");
+	put_str(&s, "--chunk-size");
+	put_str(&s, "16m");
+	put_str(&s, "--hb-interval");
+	put_str(&s, "3600000");
+	put_str(&s, "--hb-missed");
+	put_str(&s, "1000");
+	emit("limits", &s);
+
 	s.n = 0;
 	put_le(&s, 16, 1);
 	put_str(&s, "-c");

@@ -7,7 +7,7 @@
 # (sanitizer or invariant) within the time given.
 #
 # Usage: tests/fuzz/planted.sh [--seconds N] [--no-seeds] [CASE...]
-#   N: default 10, the share of one harness in make check; --no-seeds: start
+#   N: default the harness's share in make check (budget.sh); --no-seeds: start
 #   from an empty corpus instead of corpus/<h>/ (the seeds hold many edge
 #   cases, so most plants fall at once; this shows what mutation alone
 #   finds); CASE: see --list.
@@ -16,7 +16,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-secs=10
+secs=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) secs=$2; shift ;;
@@ -99,6 +99,9 @@ if [ "${list:-0}" = 1 ]; then
 	exit 0
 fi
 
+# shellcheck source=tests/fuzz/budget.sh
+. "$here/budget.sh"
+all=$(make -s -C "$here" list)
 s=$top/build/fuzz/planted
 rc=0
 for name in "${NAMES[@]}"; do
@@ -135,14 +138,16 @@ for name in "${NAMES[@]}"; do
 		continue
 	fi
 	mkdir -p "$s/work" "$s/art"
-	dict=
-	[ -f "$here/dict/$h.dict" ] && dict=-dict=$here/dict/$h.dict
+	dict=()
+	[ -f "$here/dict/$h.dict" ] && dict=(-dict="$here/dict/$h.dict")
 	t0=$(date +%s)
-	seeds=$here/corpus/$h
-	[ "${noseeds:-0}" = 1 ] && seeds=
-	nice -n "${FUZZ_NICE:-10}" "$s/build/fuzz/fuzz_$h" -max_total_time="$secs" \
+	# shellcheck disable=SC2086
+	hs=${secs:-$(fuzz_check_secs "$h" $all)}
+	seeds=("$here/corpus/$h")
+	[ "${noseeds:-0}" = 1 ] && seeds=()
+	nice -n "${FUZZ_NICE:-10}" "$s/build/fuzz/fuzz_$h" -max_total_time="$hs" \
 		-print_final_stats=1 -close_fd_mask=1 -timeout=10 \
-		-artifact_prefix="$s/art/" $dict "$s/work" $seeds \
+		-artifact_prefix="$s/art/" "${dict[@]}" "$s/work" "${seeds[@]}" \
 		>"$s/fuzz.log" 2>&1
 	t=$(( $(date +%s) - t0 ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$s/fuzz.log" | tail -1)
@@ -152,7 +157,7 @@ for name in "${NAMES[@]}"; do
 		grep -q 'INITED' "$s/fuzz.log" && at=mutation
 		echo "PASS: planted/$name (caught by $at after ${execs:-?} execs, $t s: $why)"
 	else
-		echo "FAIL: planted/$name: not caught in $secs s (${execs:-?} execs)"
+		echo "FAIL: planted/$name: not caught in $hs s (${execs:-?} execs)"
 		rc=1
 	fi
 	mkdir -p "$top/build/fuzz/planted-logs"

@@ -7,8 +7,10 @@
 #             which grows from run to run
 #   --check   (make check) the committed seeds are the generator's output,
 #             every regression input of regress/<h>/ passes, then every
-#             harness runs from its seeds alone (a fresh corpus) for an
-#             equal share of FUZZ_CHECK_SECONDS (130) in all
+#             harness runs from its seeds alone (a fresh corpus) for its
+#             share of FUZZ_CHECK_SECONDS (120) in all (budget.sh: 6 s for
+#             the small ones, 12 s for the string and multi-message ones;
+#             --seconds N: N each)
 # Each harness prints one line, per docs/CONVENTIONS.md:
 #   PASS: fuzz/<h> (N execs, cov C, ft F, corpus U units, S s)
 #   FAIL: fuzz/<h>: <the sanitizer's or invariant's summary> (input: <file>)
@@ -21,10 +23,11 @@ top=$(cd "$here/../.." && pwd)
 b=$top/build/fuzz
 check=0
 secs=${FUZZ_SECONDS:-60}
+fixed=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--check) check=1 ;;
-	--seconds) secs=$2; shift ;;
+	--seconds) secs=$2; fixed=1; shift ;;
 	-h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -50,7 +53,11 @@ if ! command -v "${FUZZ_CC:-clang}" >/dev/null ||
 	exit 0
 fi
 
-if ! make -C "$here" -k $(printf "$b/fuzz_%s " $harnesses) >"$b/build.log" 2>&1; then
+bins=()
+for h in $harnesses; do
+	bins+=("$b/fuzz_$h")
+done
+if ! make -C "$here" -k "${bins[@]}" >"$b/build.log" 2>&1; then
 	grep -E 'error|Error' "$b/build.log" | head -20
 fi
 
@@ -81,10 +88,9 @@ if [ $check = 1 ]; then
 			fi
 		done
 	done
-	n=$(wc -w <<<"$harnesses")
-	secs=$(( ${FUZZ_CHECK_SECONDS:-130} / n ))
-	[ $secs -ge 3 ] || secs=3
 fi
+# shellcheck source=tests/fuzz/budget.sh
+. "$here/budget.sh"
 
 [ $check = 1 ] || printf "%-12s %12s %6s %6s %8s %6s\n" harness execs cov ft corpus secs >"$b/summary.txt"
 for h in $harnesses; do
@@ -103,12 +109,15 @@ for h in $harnesses; do
 	art=$b/artifacts/$h/
 	log=$b/$h.log
 	mkdir -p "$work" "$art"
-	dict=
-	[ -f "$here/dict/$h.dict" ] && dict=-dict=$here/dict/$h.dict
+	dict=()
+	[ -f "$here/dict/$h.dict" ] && dict=(-dict="$here/dict/$h.dict")
+	hs=$secs
+	# shellcheck disable=SC2086
+	[ $check = 1 ] && [ $fixed = 0 ] && hs=$(fuzz_check_secs "$h" $harnesses)
 	t0=$(date +%s)
-	nice -n "${FUZZ_NICE:-10}" "$bin" -max_total_time="$secs" \
+	nice -n "${FUZZ_NICE:-10}" "$bin" -max_total_time="$hs" \
 		-print_final_stats=1 -close_fd_mask=1 -timeout=10 \
-		-artifact_prefix="$art" $dict "$work" "$here/corpus/$h" \
+		-artifact_prefix="$art" "${dict[@]}" "$work" "$here/corpus/$h" \
 		>"$log" 2>&1
 	frc=$?
 	t=$(( $(date +%s) - t0 ))
@@ -132,6 +141,6 @@ if [ $check = 0 ]; then
 	echo "--- $(wc -w <<<"$harnesses") harnesses, $secs s each, $(( $(date +%s) - start )) s in all ($b/summary.txt)"
 	cat "$b/summary.txt"
 else
-	echo "fuzz: $(wc -w <<<"$harnesses") harnesses, $secs s each, $(( $(date +%s) - start )) s in all"
+	echo "fuzz: $(wc -w <<<"$harnesses") harnesses, $(( $(date +%s) - start )) s in all"
 fi
 exit $rc
