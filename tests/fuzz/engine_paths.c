@@ -4,7 +4,7 @@
  * the engine's client library compiled in, to reach the split of the
  * paths option that ibnbd_clt_create() does (a static function).
  */
-#include "../../fio-engine/ibnbd_clt.c"
+#include "ibnbd_clt.c"	/* fio-engine/, on the include path */
 
 #include "fuzz.h"
 #include "engine_fuzz.h"

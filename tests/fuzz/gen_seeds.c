@@ -569,6 +569,7 @@ static void gen_srv_opts(void)
 	put_str(&s, "65535");
 	put_str(&s, "--max-dev");
 	put_str(&s, "65535");
+	put_str(&s, "--test-fault=no-inval");
 	emit("hex-cluster-abbrev", &s);
 
 	s.n = 0;
