@@ -7,6 +7,9 @@
 #   make check-vm     VM integration tests only (VM_TESTS='glob ...' to pick)
 #   make check-debug  the kernel-module VM tests on the debug kernel (KASAN,
 #                     lockdep, kmemleak; built once, cached; not in `check`)
+#   make fuzz         the libFuzzer harnesses of tests/fuzz/, FUZZ_SECONDS (60)
+#                     each (FUZZ_HARNESSES='rx ibnbd' to pick); `check` runs
+#                     them for 120 s in all
 #   make experiments  deps + build + the benchmark suite in the testbed
 #   make plots        regenerate plots/ from results/summary.csv
 #   make install      install the fio engine, the daemon, the ibnbd tool
@@ -23,7 +26,7 @@ PROFILER := $(if $(wildcard experiments/profiler/Makefile),profiler)
 # without them.
 KMOD_KDIR = $(or $(KDIR),/lib/modules/$(shell experiments/testbed/kver.sh 2>/dev/null)/build)
 
-.PHONY: all deps build check check-host check-vm check-debug experiments plots install clean $(COMPONENTS) $(PROFILER) kmod
+.PHONY: all deps build check check-host check-vm check-debug fuzz experiments plots install clean $(COMPONENTS) $(PROFILER) kmod
 
 all: build
 
@@ -57,6 +60,10 @@ check-vm: build
 
 check-debug:
 	@tests/check-debug
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	@tests/fuzz/run.sh --seconds $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
 experiments: deps build
 	@experiments/run-all

@@ -5,11 +5,13 @@
  * session name.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ibtrs_engine.h"
+#include "trs/trs_proto.h"
 
 struct fio_option fio_ibtrs_options[] = {
 	{
@@ -97,6 +99,7 @@ struct fio_option fio_ibtrs_options[] = {
 		.off1	= offsetof(struct fio_ibtrs_options, ctrl_loss_tmo),
 		.def	= "30",
 		.minval	= -1,
+		.maxval	= INT_MAX / 1000,	/* in ms it is an int */
 		.help	= "Seconds IO waits with every path down before failing (-1 = forever)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -181,6 +184,17 @@ static const char *fio_ibtrs_devpath(struct thread_data *td,
 	return NULL;
 }
 
+/* The server refuses an INFO_REQ whose name has another character. */
+static bool fio_ibtrs_sessname_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!trs_sessname_char_ok(*s))
+			return false;
+	return true;
+}
+
 /* Job options -> client parameters (log callback left to the caller). */
 int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 			 const char *sessname)
@@ -201,6 +215,12 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 		td_vmsg(td, EINVAL, "missing devpath=", "ibtrs");
 		return -EINVAL;
 	}
+	if (!fio_ibtrs_sessname_ok(sessname)) {
+		log_err("ibtrs: session name '%s': printable ASCII but '/' only\n",
+			sessname ? sessname : "");
+		td_vmsg(td, EINVAL, "bad sessname", "ibtrs");
+		return -EINVAL;
+	}
 	p->sessname = sessname;
 	p->queue_depth = o->queue_depth;
 
@@ -208,6 +228,12 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 	co->cons_per_path = o->cons_per_path;
 	co->hb_interval_ms = o->hb_interval_ms;
 	co->connect_timeout_ms = o->connect_timeout_ms;
+	if (o->ctrl_loss_tmo > INT_MAX / 1000) {
+		log_err("ibtrs: ctrl_loss_tmo %d s is more than %d s\n",
+			o->ctrl_loss_tmo, INT_MAX / 1000);
+		td_vmsg(td, EINVAL, "ctrl_loss_tmo too large", "ibtrs");
+		return -EINVAL;
+	}
 	co->ctrl_loss_tmo_ms = o->ctrl_loss_tmo < 0 ? -1 :
 			       o->ctrl_loss_tmo * 1000;
 	if (!o->ctrl_loss_tmo)

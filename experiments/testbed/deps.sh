@@ -14,6 +14,10 @@ PKGS=(
 	busybox-static cpio kmod iproute2
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev rdmacm-utils
 	perftest fio nvme-cli liburing-dev sparse
+	# tests/fuzz: clang; libFuzzer and clang's sanitizer runtimes are in
+	# libclang-rt-dev, only recommended by clang (deps install without);
+	# llvm: llvm-cov and llvm-profdata for tests/fuzz/coverage.sh
+	clang libclang-rt-dev llvm
 	gnuplot python3-matplotlib
 )
 # Upstream RNBD/RTRS baseline is built from this source tarball.

@@ -26,8 +26,7 @@
 
 #include "trs/ibnbd_proto.h"
 #include "ibtrs-clt.h"
-
-#define IBNBD_CLT_MAX_PATHS	8
+#include "ibnbd-clt-parse.h"
 
 static ushort port = 1234;
 module_param(port, ushort, 0444);
@@ -758,86 +757,6 @@ static int ibnbd_clt_unmap(struct ibnbd_clt_dev *dev, bool force,
 	kobject_put(&dev->kobj);
 	if (atomic_dec_and_test(&ibnbd_clt_unmapping))
 		wake_up(&ibnbd_clt_unmap_wq);
-	return 0;
-}
-
-/**
- * struct ibnbd_clt_map_opts - a parsed map_device string.
- * @sessname: session name.
- * @path: device path on the server.
- * @mode: access mode.
- * @paths: transport paths.
- * @npaths: entries of @paths.
- */
-struct ibnbd_clt_map_opts {
-	char sessname[64];
-	char path[IBNBD_DEV_PATH_MAX];
-	enum ibnbd_access_mode mode;
-	struct ibtrs_clt_addr paths[IBNBD_CLT_MAX_PATHS];
-	int npaths;
-};
-
-static int ibnbd_clt_parse(char *s, struct ibnbd_clt_map_opts *o)
-{
-	char *tok, *val;
-
-	o->mode = IBNBD_ACCESS_RW;
-	while ((tok = strsep(&s, " \t\n")) != NULL) {
-		if (!*tok)
-			continue;
-		val = strchr(tok, '=');
-		if (!val) {
-			pr_err("map_device: field '%s' has no value\n", tok);
-			return -EINVAL;
-		}
-		*val++ = '\0';
-		if (!strcmp(tok, "sessname")) {
-			if (!*val || strscpy(o->sessname, val,
-					     sizeof(o->sessname)) < 0) {
-				pr_err("map_device: bad sessname '%s'\n", val);
-				return -EINVAL;
-			}
-		} else if (!strcmp(tok, "path")) {
-			if (o->npaths == IBNBD_CLT_MAX_PATHS) {
-				pr_err("map_device: more than %d path fields\n",
-				       IBNBD_CLT_MAX_PATHS);
-				return -EINVAL;
-			}
-			if (ibtrs_clt_parse_path(val, &o->paths[o->npaths])) {
-				pr_err("map_device: bad path '%s' ([src@]dst, IP addresses)\n",
-				       val);
-				return -EINVAL;
-			}
-			o->npaths++;
-		} else if (!strcmp(tok, "device_path")) {
-			if (!*val || strscpy(o->path, val, sizeof(o->path)) < 0) {
-				pr_err("map_device: bad device_path '%s'\n",
-				       val);
-				return -EINVAL;
-			}
-		} else if (!strcmp(tok, "access_mode")) {
-			if (ibnbd_access_mode_parse(val, &o->mode)) {
-				pr_err("map_device: bad access_mode '%s' (ro, rw or migration)\n",
-				       val);
-				return -EINVAL;
-			}
-		} else {
-			pr_err("map_device: unknown field '%s'\n", tok);
-			return -EINVAL;
-		}
-	}
-	if (!o->sessname[0]) {
-		pr_err("map_device: sessname missing\n");
-		return -EINVAL;
-	}
-	if (!o->npaths) {
-		pr_err("map_device: path missing\n");
-		return -EINVAL;
-	}
-	if (!o->path[0]) {
-		pr_err("map_device: device_path missing\n");
-		return -EINVAL;
-	}
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 /*
  * srv_opts.c - command line of ibnbd-serverd.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -43,7 +44,8 @@ int srv_parse_size(const char *s, unsigned long long *out)
 	unsigned long long v, mul = 1;
 	char *end;
 
-	if (!s || !*s || *s == '-')
+	/* a digit first: strtoull() would skip blanks and negate a '-' */
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 0);
@@ -75,7 +77,7 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -122,7 +124,12 @@ int srv_opts_parse(int argc, char **argv, struct srv_opts *o, char *err,
 	if (errlen)
 		err[0] = 0;
 
-	optind = 1;
+	/*
+	 * 0, not 1: a full reset (glibc, musl). After a parse that returned
+	 * inside a cluster ("-hv" returns at the h), getopt would otherwise
+	 * go on inside the previous command line.
+	 */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":a:p:r:q:c:m:dfsvh", long_opts,
 				NULL)) != -1) {

@@ -111,6 +111,53 @@ static void sizes(void)
 	T_EQ(srv_parse_size("99999999999999g", &v), -EINVAL);
 }
 
+/*
+ * Regression (tests/fuzz/fuzz_srv_opts: its strict reading of the numbers
+ * taken): strtoull() skips blanks and negates after a '-', so "\n4096",
+ * "+5" and " -0" got through the "no leading '-'" check, and so did
+ * " -18446744073709486081" (2^64 - 65535) as port 65535.
+ */
+static void signs(void)
+{
+	struct srv_opts o;
+	unsigned long long v;
+	char err[256];
+
+	T_EQ(parse(&o, err, "-p", " -18446744073709486081", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "-p", "+5", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "--hb-interval", " -0", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "-m", " 8", NULL), -EINVAL);
+	T_EQ(parse(&o, err, "-c", "\n4096", NULL), -EINVAL);
+	T_EQ(srv_parse_size(" -18446744073709547520", &v), -EINVAL);
+	T_EQ(srv_parse_size("+4k", &v), -EINVAL);
+	T_EQ(srv_parse_size("0x1000", &v), 0);
+	T_EQ(v, 4096);
+}
+
+/*
+ * Regression (tests/fuzz/fuzz_srv_opts, heap-use-after-free): a parse that
+ * returned inside a cluster of short options ("-hv" returns at the h) left
+ * getopt inside that argument, and the next parse carried on from there:
+ * it took the previous command line's -v (reading it after the fuzzer had
+ * freed it) and skipped its own first argument.
+ */
+static void reparse(void)
+{
+	FILE *saved = stdout;
+	struct srv_opts o;
+	char err[256];
+	int ret;
+
+	stdout = fopen("/dev/null", "w");
+	ret = parse(&o, err, "-hv", NULL);
+	fclose(stdout);
+	stdout = saved;
+	T_EQ(ret, 1);
+	T_EQ(parse(&o, err, "-d", NULL), 0);
+	T_EQ(o.verbose, 0);
+	T_CHECK(o.daemon);
+}
+
 static void help(void)
 {
 	struct srv_opts o;
@@ -132,5 +179,7 @@ int main(void)
 	T_RUN(rejects);
 	T_RUN(sizes);
 	T_RUN(help);
+	T_RUN(signs);
+	T_RUN(reparse);
 	T_EXIT();
 }

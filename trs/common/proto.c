@@ -213,8 +213,7 @@ int trs_info_req_decode(const void *buf, __u32 len, char *name,
 		if (!m->sessname[i])
 			break;
 		/* it goes to logs and sysfs: printable ASCII, no '/' */
-		if (m->sessname[i] < 0x20 || m->sessname[i] > 0x7e ||
-		    m->sessname[i] == '/') {
+		if (!trs_sessname_char_ok(m->sessname[i])) {
 			name[0] = '\0';
 			return trs_fail(why, "session name has a control, non-ASCII or '/' character",
 					-EPROTO);

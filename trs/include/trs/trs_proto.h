@@ -176,6 +176,16 @@ struct trs_msg_info_req {
 };
 TRS_ASSERT_SIZE(struct trs_msg_info_req, 72);
 
+/*
+ * trs_sessname_char_ok() - may a session name hold @c? Printable ASCII but
+ * '/': the name reaches logs and sysfs. A server refuses an INFO_REQ with
+ * any other character, so clients check the name they are given.
+ */
+static inline bool trs_sessname_char_ok(__u8 c)
+{
+	return c >= 0x20 && c <= 0x7e && c != '/';
+}
+
 /**
  * struct trs_msg_info_rsp - the server's answer: where the chunk pool is.
  * @type: TRS_MSG_INFO_RSP.
