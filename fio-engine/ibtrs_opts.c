@@ -124,7 +124,17 @@ struct fio_option fio_ibtrs_options[] = {
 		.lname	= "Busy poll",
 		.type	= FIO_OPT_STR_SET,
 		.off1	= offsetof(struct fio_ibtrs_options, busy_poll),
-		.help	= "Busy poll for completions instead of sleeping on the event fd",
+		.help	= "Busy poll: reap completions from the CQs without system calls and never sleep (no CQ arming, no poll/epoll/read on the data path)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "coalesce",
+		.lname	= "Coalesce doorbells",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct fio_ibtrs_options, coalesce),
+		.def	= "1",
+		.help	= "Post the IOs fio queued when it next reaps (getevents), as one chain per connection, instead of at every commit (fio's default iodepth_batch_submit=1 commits every IO)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -208,6 +218,7 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 	co->cons_per_path = o->cons_per_path;
 	co->hb_interval_ms = o->hb_interval_ms;
 	co->connect_timeout_ms = o->connect_timeout_ms;
+	co->busy_poll = o->busy_poll;
 	co->ctrl_loss_tmo_ms = o->ctrl_loss_tmo < 0 ? -1 :
 			       o->ctrl_loss_tmo * 1000;
 	if (!o->ctrl_loss_tmo)

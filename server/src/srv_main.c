@@ -71,8 +71,8 @@ static int srv_loop(struct srvd *d)
 	for (;;) {
 		int timeout = -1;
 
-		if (io_uring_sq_ready(&d->ring))
-			io_uring_submit(&d->ring);
+		/* the requests of the last wake-up: submit, reap, answer */
+		srv_run_io(d);
 		if (d->stopping) {
 			struct timespec now;
 
@@ -105,7 +105,7 @@ static int srv_loop(struct srvd *d)
 			int fd = evs[i].data.fd;
 
 			if (fd == d->ring.ring_fd)
-				srv_reap(d);
+				continue;	/* srv_run_io() reaps */
 			else if (fd == d->discard.efd)
 				srv_discard_reap(d);
 			else if (fd == d->sigfd)
@@ -115,7 +115,6 @@ static int srv_loop(struct srvd *d)
 		for (i = 0; i < n; i++)
 			if (evs[i].data.fd == ibtrs_srv_fd(d->ctx))
 				srv_poll_ibtrs(d);
-		srv_reap(d);
 	}
 }
 
@@ -175,6 +174,7 @@ int main(int argc, char **argv)
 	int ready_fd = -1, ret;
 	unsigned int entries;
 	struct srv_sess *s;
+	struct srv_io *io;
 
 	ret = srv_opts_parse(argc, argv, &d->o, err, sizeof(err));
 	if (ret == 1)
@@ -322,6 +322,10 @@ int main(int argc, char **argv)
 		srv_sess_kill(d, s, "server shutdown");
 	}
 	io_uring_queue_exit(&d->ring);
+	while ((io = d->io_cache)) {
+		d->io_cache = io->next;
+		free(io);
+	}
 	if (d->o.pidfile)
 		unlink(d->o.pidfile);
 	srv_info("exited cleanly");

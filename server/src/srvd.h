@@ -35,6 +35,16 @@ struct srv_stats {
 	uint64_t flushes, discards, write_zeroes, errors;
 };
 
+/*
+ * The daemon's side of the data path's cost: io_uring_submit() calls
+ * (each an io_uring_enter() system call when it has SQEs), the CQEs they
+ * reaped, and srv_io objects that had to be allocated (the rest came from
+ * the cache).
+ */
+struct srv_fast_stats {
+	uint64_t ring_submits, ring_cqes, io_allocs;
+};
+
 struct srv_sess;
 
 /* One device opened by one session. */
@@ -111,6 +121,9 @@ struct srvd {
 	struct srv_dev_reg reg;
 	struct srv_sess *sessions;
 	struct srv_io *deferred, **deferred_tail;
+	struct srv_io *io_cache;	/* free srv_io objects, reused */
+	unsigned int io_cached;
+	struct srv_fast_stats fast;
 	bool in_poll;
 	bool stopping;
 	unsigned int inflight;		/* all sessions */
@@ -146,9 +159,12 @@ void srv_sess_destroy(struct srvd *d, struct srv_sess *s);
 int srv_handle_io(struct srvd *d, struct srv_sess *s, struct ibtrs_srv_op *op,
 		  enum ibtrs_dir dir, void *data, size_t datalen,
 		  const void *usr, size_t usrlen);
-void srv_reap(struct srvd *d);
+unsigned int srv_reap(struct srvd *d);
 void srv_io_done(struct srvd *d, struct srv_io *io);
 void srv_flush_deferred(struct srvd *d);
+void srv_run_io(struct srvd *d);
+struct srv_io *srv_io_alloc(struct srvd *d);
+void srv_io_free(struct srvd *d, struct srv_io *io);
 
 /* ---- srv_discard.c: BLKDISCARD in a worker thread ------------------ */
 int srv_discard_start(struct srv_discard_worker *dw);

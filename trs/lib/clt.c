@@ -239,16 +239,71 @@ static void trs_clt_tick(struct trs_evsrc *src)
 	}
 }
 
+static void trs_clt_sweep_all(struct ibtrs_clt *clt);
+
+/*
+ * One round of the event loop (event mode): wait up to @timeout_ms on the
+ * session's epoll fd and run what is ready: CQ sweeps (their callbacks
+ * may submit IO: it is staged and goes out in one chain per connection at
+ * the end of the round), RDMA CM events, the tick; then failed paths are
+ * torn down and pending IO dispatched.
+ */
 static int trs_clt_run_once(struct ibtrs_clt *clt, int timeout_ms)
 {
-	int err = trs_epoll_dispatch(clt->epfd, timeout_ms);
+	int err;
 
-	if (err)
-		return err;
+	ibtrs_clt_plug(clt);
+	if (clt->opts.busy_poll)	/* connecting: nothing is armed */
+		trs_clt_sweep_all(clt);
+	err = trs_epoll_dispatch(clt->epfd, timeout_ms);
+	if (!err) {
+		trs_clt_process_failures(clt);
+		trs_devwatch_poll(&clt->devwatch);
+		trs_clt_dispatch_pending(clt);
+	}
+	ibtrs_clt_unplug(clt);
+	return err;
+}
+
+/* Busy poll: sweep every connection's CQ directly (no system call). */
+static void trs_clt_sweep_all(struct ibtrs_clt *clt)
+{
+	unsigned int i;
+	int p;
+
+	for (p = 0; p < clt->npaths; p++) {
+		struct trs_clt_path *path = clt->paths[p];
+
+		if (!path->cons || path->fail_pending)
+			continue;
+		for (i = 0; i < path->ncons; i++)
+			if (path->cons[i].c.cq)
+				trs_con_sweep(&path->cons[i].c);
+	}
+}
+
+/*
+ * One round of the busy-poll loop: sweep the CQs; once per tick, also
+ * look at the epoll fd without waiting (RDMA CM events, the timer, device
+ * uevents: the only system call of the loop but the doorbells).
+ */
+static int trs_clt_busy_once(struct ibtrs_clt *clt)
+{
+	uint64_t now;
+	int err = 0;
+
+	ibtrs_clt_plug(clt);
+	trs_clt_sweep_all(clt);
+	now = trs_now_us();
+	if (now >= clt->next_tick_us) {
+		clt->next_tick_us = now + TRS_TICK_MS * 1000ULL;
+		err = trs_epoll_dispatch(clt->epfd, 0);
+	}
 	trs_clt_process_failures(clt);
 	trs_devwatch_poll(&clt->devwatch);
 	trs_clt_dispatch_pending(clt);
-	return 0;
+	ibtrs_clt_unplug(clt);
+	return err;
 }
 
 static bool trs_clt_busy(const struct ibtrs_clt *clt)
@@ -263,11 +318,36 @@ static bool trs_clt_busy(const struct ibtrs_clt *clt)
 	return false;
 }
 
+/* Busy-poll mode: spin instead of sleeping (timeout as ibtrs_clt_poll()). */
+static int trs_clt_busy_poll(struct ibtrs_clt *clt, int timeout_ms)
+{
+	uint64_t end = 0;
+	int err;
+
+	if (timeout_ms > 0)
+		end = trs_now_us() + timeout_ms * 1000ULL;
+	for (;;) {
+		err = trs_clt_busy_once(clt);
+		if (err)
+			return err;
+		if (clt->ncompleted || !timeout_ms)
+			break;
+		if (timeout_ms > 0 && trs_now_us() >= end)
+			break;
+		if (timeout_ms < 0 && !trs_clt_busy(clt))
+			break;
+	}
+	return clt->ncompleted;
+}
+
 int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms)
 {
 	int err;
 
 	clt->ncompleted = 0;
+	trs_clt_flush(clt);	/* never wait for IO that was not posted */
+	if (clt->opts.busy_poll)
+		return trs_clt_busy_poll(clt, timeout_ms);
 	do {
 		err = trs_clt_run_once(clt, timeout_ms < 0 ? TRS_TICK_MS * 2 :
 				       timeout_ms);
@@ -387,7 +467,7 @@ struct ibtrs_clt *ibtrs_clt_open(const struct ibtrs_clt_opts *opts,
 		}
 		if (settled)
 			break;
-		ret = trs_clt_run_once(clt, TRS_TICK_MS);
+		ret = trs_clt_run_once(clt, clt->opts.busy_poll ? 1 : TRS_TICK_MS);
 		if (ret)
 			goto out_free;
 	}
@@ -595,8 +675,21 @@ int ibtrs_clt_get_stats(const struct ibtrs_clt *clt, struct ibtrs_clt_stats *st)
 	st->npaths = clt->npaths;
 	for (i = 0; i < clt->npaths; i++) {
 		const struct trs_clt_path *p = clt->paths[i];
+		struct trs_con_stats cs = p->con_st;
+		unsigned int c;
 
+		if (p->cons)
+			for (c = 0; c < p->ncons; c++)
+				trs_con_stats_sum(&cs, &p->cons[c].c);
 		st->path[i] = p->st;
+		st->path[i].post_sends = cs.post_sends;
+		st->path[i].send_wrs = cs.send_wrs;
+		st->path[i].post_recvs = cs.post_recvs;
+		st->path[i].recv_wrs = cs.recv_wrs;
+		st->path[i].cq_sweeps = cs.sweeps;
+		st->path[i].cqes = cs.cqes;
+		st->path[i].cq_arms = cs.arms;
+		st->path[i].cq_events = cs.events;
 		snprintf(st->path[i].addr, sizeof(st->path[i].addr), "%s",
 			 p->addr_str);
 		st->path[i].state = p->state;

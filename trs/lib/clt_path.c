@@ -84,6 +84,13 @@ static void trs_clt_ctrl_send_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 				  ibv_wc_status_str(wc->status));
 }
 
+static void trs_clt_con_fail(struct trs_con *con, const char *why)
+{
+	struct trs_clt_con *ccon = trs_container_of(con, struct trs_clt_con, c);
+
+	trs_clt_path_fail(ccon->path, "%s", why);
+}
+
 static void trs_clt_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 {
 	struct trs_clt_path *path = trs_container_of(cqe, struct trs_clt_path, hb_cqe);
@@ -115,6 +122,7 @@ int trs_clt_path_connect(struct trs_clt_path *path)
 		con->path = path;
 		con->c.cid = (uint16_t)i;
 		con->c.owner = path;
+		con->staged_tail = &con->staged;
 		if (rdma_create_id(clt->cm_ch, &con->c.cm_id, con, RDMA_PS_TCP)) {
 			err = -errno;
 			trs_clt_path_fail(path, "rdma_create_id: %s", strerror(errno));
@@ -192,6 +200,7 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 			if (con->established && !con->c.removed)
 				rdma_disconnect(con->c.cm_id);
 			t1 = trs_now_us();
+			trs_con_stats_sum(&path->con_st, &con->c);
 			if (con->c.qp || con->c.cq)
 				trs_con_destroy(&con->c);
 			t2 = trs_now_us();
@@ -235,8 +244,10 @@ static void trs_clt_con_addr_resolved(struct trs_clt_con *con)
 		/* one response per IO + heartbeats + INFO_RSP */
 		.rq_size = TRS_CLT_QD_CAP + TRS_RX_EXTRA,
 		.epfd = clt->epfd,
+		.busy_poll = clt->opts.busy_poll,
 		.recv_done = trs_clt_recv_done,
 		.send_done = trs_clt_ctrl_send_done,
+		.fail = trs_clt_con_fail,
 	};
 	uint8_t tmo = TRS_ACK_TIMEOUT;
 	int err;
@@ -462,12 +473,12 @@ static void trs_clt_io_rsp(struct trs_clt_path *path, uint32_t id, int status,
 			.opcode = IBV_WR_LOCAL_INV,
 			.send_flags = IBV_SEND_SIGNALED,
 			.invalidate_rkey = req->rkey,
-		}, *bad;
-		int err = ibv_post_send(req->con->c.qp, &wr, &bad);
+		};
+		int err = trs_con_post_send(&req->con->c, &wr, 1);
 
 		if (err) {
 			trs_clt_path_fail(path, "LOCAL_INV post failed: %s",
-					  strerror(err));
+					  strerror(-err));
 			return;
 		}
 		path->st.reg_wrs++;
