@@ -503,10 +503,11 @@ static enum fio_q_status fio_ibtrs_queue(struct thread_data *td,
 /*
  * fio commits after every queue() by default (iodepth_batch_submit=1) and
  * always before it waits (td_io_getevents()). With "coalesce" the batch is
- * posted by getevents(), so all the IO fio queued between two reaps goes
- * in one chain (as SPDK's delay_cmd_submit rings the doorbell when it
- * next processes completions); fio's sleeps (thinktime, rate) quiesce,
- * which reaps, first.
+ * posted by the getevents() that has to reap from the transport, so all
+ * the IO fio queued while it took the completions already reaped goes in
+ * one chain (as SPDK's delay_cmd_submit rings the doorbell when it next
+ * processes completions); fio's sleeps (thinktime, rate) quiesce, which
+ * reaps everything, first.
  */
 static int fio_ibtrs_commit(struct thread_data *td)
 {
@@ -544,6 +545,18 @@ static int fio_ibtrs_getevents(struct thread_data *td, unsigned int min,
 			(ld->nr_events - ld->ev_delivered) * sizeof(*ld->events));
 		ld->nr_events -= ld->ev_delivered;
 		ld->ev_delivered = 0;
+	}
+	/*
+	 * fio takes completions one by one by default
+	 * (iodepth_batch_complete_max=1) and queues one IO after each. While
+	 * completed io_us are waiting here, hand them out and leave what fio
+	 * queued meanwhile staged: the batch goes out, as one chain, once fio
+	 * has drained them and has to wait.
+	 */
+	if (o->coalesce && ld->nr_events && ld->nr_events >= min) {
+		ret = ld->nr_events < max ? ld->nr_events : max;
+		ld->ev_delivered = ret;
+		return ret;
 	}
 	fio_ibtrs_unplug(ld);
 	if (t) {
