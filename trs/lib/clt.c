@@ -239,34 +239,8 @@ static void trs_clt_tick(struct trs_evsrc *src)
 	}
 }
 
-static void trs_clt_sweep_all(struct ibtrs_clt *clt);
-
-/*
- * One round of the event loop (event mode): wait up to @timeout_ms on the
- * session's epoll fd and run what is ready: CQ sweeps (their callbacks
- * may submit IO: it is staged and goes out in one chain per connection at
- * the end of the round), RDMA CM events, the tick; then failed paths are
- * torn down and pending IO dispatched.
- */
-static int trs_clt_run_once(struct ibtrs_clt *clt, int timeout_ms)
-{
-	int err;
-
-	ibtrs_clt_plug(clt);
-	if (clt->opts.busy_poll)	/* connecting: nothing is armed */
-		trs_clt_sweep_all(clt);
-	err = trs_epoll_dispatch(clt->epfd, timeout_ms);
-	if (!err) {
-		trs_clt_process_failures(clt);
-		trs_devwatch_poll(&clt->devwatch);
-		trs_clt_dispatch_pending(clt);
-	}
-	ibtrs_clt_unplug(clt);
-	return err;
-}
-
-/* Busy poll: sweep every connection's CQ directly (no system call). */
-static void trs_clt_sweep_all(struct ibtrs_clt *clt)
+/* Reap every connection's CQ directly: no system call (on rxe). */
+static void trs_clt_reap_all(struct ibtrs_clt *clt)
 {
 	unsigned int i;
 	int p;
@@ -278,31 +252,73 @@ static void trs_clt_sweep_all(struct ibtrs_clt *clt)
 			continue;
 		for (i = 0; i < path->ncons; i++)
 			if (path->cons[i].c.cq)
-				trs_con_sweep(&path->cons[i].c);
+				trs_con_reap(&path->cons[i].c);
 	}
 }
 
+/* Before a wait: arm every CQ; the completions that raced in meanwhile. */
+static int trs_clt_arm_all(struct ibtrs_clt *clt)
+{
+	unsigned int i;
+	int p, n = 0;
+
+	for (p = 0; p < clt->npaths; p++) {
+		struct trs_clt_path *path = clt->paths[p];
+
+		if (!path->cons || path->fail_pending)
+			continue;
+		for (i = 0; i < path->ncons; i++)
+			if (path->cons[i].c.cq)
+				n += trs_con_arm(&path->cons[i].c);
+	}
+	return n;
+}
+
+/* After callbacks ran: failed paths torn down, pending IO dispatched. */
+static void trs_clt_after_round(struct ibtrs_clt *clt)
+{
+	trs_clt_process_failures(clt);
+	trs_devwatch_poll(&clt->devwatch);
+	trs_clt_dispatch_pending(clt);
+	ibtrs_clt_unplug(clt);
+}
+
 /*
- * One round of the busy-poll loop: sweep the CQs; once per tick, also
- * look at the epoll fd without waiting (RDMA CM events, the timer, device
- * uevents: the only system call of the loop but the doorbells).
+ * One round without waiting: reap the CQs (the callbacks may submit IO: it
+ * is staged and goes out in one chain per connection at the end of the
+ * round); once per tick also look at the epoll fd without waiting (RDMA CM
+ * events, the timer, device uevents, completion events to read): the only
+ * system call of the round but the doorbells.
  */
-static int trs_clt_busy_once(struct ibtrs_clt *clt)
+static int trs_clt_round(struct ibtrs_clt *clt)
 {
 	uint64_t now;
 	int err = 0;
 
 	ibtrs_clt_plug(clt);
-	trs_clt_sweep_all(clt);
+	trs_clt_reap_all(clt);
 	now = trs_now_us();
 	if (now >= clt->next_tick_us) {
 		clt->next_tick_us = now + TRS_TICK_MS * 1000ULL;
 		err = trs_epoll_dispatch(clt->epfd, 0);
 	}
-	trs_clt_process_failures(clt);
-	trs_devwatch_poll(&clt->devwatch);
-	trs_clt_dispatch_pending(clt);
-	ibtrs_clt_unplug(clt);
+	trs_clt_after_round(clt);
+	return err;
+}
+
+/*
+ * Event mode, nothing came: arm the CQs (and reap what raced in), then
+ * wait up to @timeout_ms on the session's epoll fd and run what is ready.
+ */
+static int trs_clt_wait(struct ibtrs_clt *clt, int timeout_ms)
+{
+	int err = 0;
+
+	ibtrs_clt_plug(clt);
+	if (!trs_clt_arm_all(clt))
+		err = trs_epoll_dispatch(clt->epfd, timeout_ms);
+	clt->next_tick_us = trs_now_us() + TRS_TICK_MS * 1000ULL;
+	trs_clt_after_round(clt);
 	return err;
 }
 
@@ -318,42 +334,43 @@ static bool trs_clt_busy(const struct ibtrs_clt *clt)
 	return false;
 }
 
-/* Busy-poll mode: spin instead of sleeping (timeout as ibtrs_clt_poll()). */
-static int trs_clt_busy_poll(struct ibtrs_clt *clt, int timeout_ms)
+/*
+ * Reap first, always (no system call); only when nothing completed and the
+ * caller wants to wait: busy poll spins on the CQs, event mode arms them
+ * and sleeps in epoll (one round: a timer or connection event ends it, as
+ * an IO does).
+ */
+int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms)
 {
 	uint64_t end = 0;
 	int err;
 
+	clt->ncompleted = 0;
+	trs_clt_flush(clt);	/* never wait for IO that was not posted */
 	if (timeout_ms > 0)
 		end = trs_now_us() + timeout_ms * 1000ULL;
 	for (;;) {
-		err = trs_clt_busy_once(clt);
+		err = trs_clt_round(clt);
 		if (err)
 			return err;
 		if (clt->ncompleted || !timeout_ms)
 			break;
-		if (timeout_ms > 0 && trs_now_us() >= end)
-			break;
 		if (timeout_ms < 0 && !trs_clt_busy(clt))
 			break;
-	}
-	return clt->ncompleted;
-}
-
-int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms)
-{
-	int err;
-
-	clt->ncompleted = 0;
-	trs_clt_flush(clt);	/* never wait for IO that was not posted */
-	if (clt->opts.busy_poll)
-		return trs_clt_busy_poll(clt, timeout_ms);
-	do {
-		err = trs_clt_run_once(clt, timeout_ms < 0 ? TRS_TICK_MS * 2 :
-				       timeout_ms);
+		if (clt->opts.busy_poll) {
+			if (timeout_ms > 0 && trs_now_us() >= end)
+				break;
+			continue;
+		}
+		err = trs_clt_wait(clt, timeout_ms < 0 ? TRS_TICK_MS * 2 :
+				   timeout_ms);
 		if (err)
 			return err;
-	} while (timeout_ms < 0 && !clt->ncompleted && trs_clt_busy(clt));
+		if (clt->ncompleted || timeout_ms > 0)
+			break;
+		if (!trs_clt_busy(clt))
+			break;
+	}
 	return clt->ncompleted;
 }
 
@@ -467,7 +484,9 @@ struct ibtrs_clt *ibtrs_clt_open(const struct ibtrs_clt_opts *opts,
 		}
 		if (settled)
 			break;
-		ret = trs_clt_run_once(clt, clt->opts.busy_poll ? 1 : TRS_TICK_MS);
+		ret = trs_clt_round(clt);
+		if (!ret && !clt->ncompleted)
+			ret = trs_clt_wait(clt, clt->opts.busy_poll ? 1 : TRS_TICK_MS);
 		if (ret)
 			goto out_free;
 	}

@@ -244,7 +244,6 @@ static void trs_clt_con_addr_resolved(struct trs_clt_con *con)
 		/* one response per IO + heartbeats + INFO_RSP */
 		.rq_size = TRS_CLT_QD_CAP + TRS_RX_EXTRA,
 		.epfd = clt->epfd,
-		.busy_poll = clt->opts.busy_poll,
 		.recv_done = trs_clt_recv_done,
 		.send_done = trs_clt_ctrl_send_done,
 		.fail = trs_clt_con_fail,

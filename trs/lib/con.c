@@ -2,10 +2,11 @@
 /*
  * con.c - one RDMA CM connection: completion channel + CQ + RC QP on a
  * cm_id, a ring of receive buffers, and the CQ sweep that dispatches every
- * completion through its embedded struct trs_cqe, reposts the receives in
- * one chain and re-arms the CQ (not in busy-poll mode, where the owner
- * sweeps and nothing is armed). Every verbs call of the data path is
- * counted (struct trs_con_stats).
+ * completion through its embedded struct trs_cqe and reposts the receives
+ * in one chain. The server re-arms the CQ after every sweep; the client
+ * reaps without system calls and arms only when it is about to wait (not
+ * at all in busy-poll mode). Every verbs call of the data path is counted
+ * (struct trs_con_stats).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@ static void trs_con_rx_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 /*
  * The channel of the CQ is readable: one event per readiness (a read()
  * each; more queued ones keep the fd readable), acked in bulk, then a
- * sweep, which re-arms.
+ * sweep that re-arms (server), or a reap only (client: it arms when it is
+ * about to wait, trs_con_arm()).
  */
 static void trs_con_cq_event(struct trs_evsrc *src)
 {
@@ -41,7 +43,10 @@ static void trs_con_cq_event(struct trs_evsrc *src)
 		ibv_ack_cq_events(con->cq, con->cq_unacked);
 		con->cq_unacked = 0;
 	}
-	trs_con_sweep(con);
+	if (con->arm_on_sweep)
+		trs_con_sweep(con);
+	else
+		trs_con_reap(con);
 }
 
 /* Receives reposted in one chain (on rxe a receive post is no syscall,
@@ -110,8 +115,8 @@ int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
 		err = -errno;
 		goto out_destroy_ch;
 	}
-	con->busy_poll = attr->busy_poll;
-	if (!con->busy_poll) {
+	con->arm_on_sweep = attr->arm_on_sweep;
+	if (con->arm_on_sweep) {
 		if (ibv_req_notify_cq(con->cq, 0)) {
 			err = -EIO;
 			goto out_destroy_cq;
@@ -303,14 +308,79 @@ static int trs_con_drain(struct trs_con *con)
 	return total;
 }
 
+/* After a drain: repost the receives, report a failure, count. */
+static int trs_con_reaped(struct trs_con *con, int total)
+{
+	if (!con->dead)
+		trs_con_rx_flush(con);
+	if (con->failed && !con->dead)
+		con->fail(con, con->failed);
+	if (total) {
+		con->st.sweeps++;
+		con->st.cqes += total;
+	}
+	return total;
+}
+
+/*
+ * Arm the CQ of @con, unless it is armed (nothing reaped since the last
+ * arm), then drain it once more: a completion that arrived before the arm
+ * raises no event. Return: the completions of that drain.
+ */
+static int trs_con_arm_drain(struct trs_con *con)
+{
+	int n;
+
+	if (con->armed || con->dead)
+		return 0;
+	trs_con_rx_flush(con);
+	if (ibv_req_notify_cq(con->cq, 0)) {
+		con->failed = "arming the CQ failed";
+		return 0;
+	}
+	con->armed = true;
+	con->st.arms++;
+	n = trs_con_drain(con);
+	if (n)
+		con->armed = false;	/* its event fired (read later) */
+	return n;
+}
+
 /**
- * trs_con_sweep() - reap every completion of @con, repost the receives in
- * one chain, and (event mode) leave the CQ armed: drain, arm, drain once
- * more, so that a completion that slipped in before the arm is not left
- * waiting for a later one. A CQ that was armed and had completions has
- * fired its one event (read later from the channel), so it is armed again.
- * A done() callback never frees the connection; it may mark it dead, after
- * which the rest is left to the (deferred) teardown.
+ * trs_con_reap() - reap every completion of @con and repost the receives
+ * in one chain; no system call (on rxe). A CQ that was armed and had
+ * completions has fired its one event (read later from the channel): it
+ * counts as not armed. A done() callback never frees the connection; it
+ * may mark it dead, after which the rest is left to the (deferred)
+ * teardown.
+ * Return: the completions reaped.
+ */
+int trs_con_reap(struct trs_con *con)
+{
+	int total;
+
+	if (con->dead)
+		return 0;
+	total = trs_con_drain(con);
+	if (total && con->armed)
+		con->armed = false;
+	return trs_con_reaped(con, total);
+}
+
+/**
+ * trs_con_arm() - before waiting for @con's events: arm its CQ (if it is
+ * not) and drain once more. Return: the completions that drain reaped (the
+ * caller must not sleep when > 0).
+ */
+int trs_con_arm(struct trs_con *con)
+{
+	return trs_con_reaped(con, trs_con_arm_drain(con));
+}
+
+/**
+ * trs_con_sweep() - reap, then leave the CQ armed: drain, arm, drain once
+ * more, until a drain after the arm finds nothing, for owners that sleep
+ * on the fd after every sweep (the server's users).
  * Return: the completions reaped.
  */
 int trs_con_sweep(struct trs_con *con)
@@ -322,28 +392,13 @@ int trs_con_sweep(struct trs_con *con)
 	total = trs_con_drain(con);
 	if (total && con->armed)
 		con->armed = false;
-	while (!con->busy_poll && !con->armed && !con->dead) {
-		trs_con_rx_flush(con);
-		if (ibv_req_notify_cq(con->cq, 0)) {
-			con->failed = "arming the CQ failed";
-			break;
-		}
-		con->armed = true;
-		con->st.arms++;
-		n = trs_con_drain(con);
-		if (n)
-			con->armed = false;
+	while (!con->armed && !con->dead && !con->failed) {
+		n = trs_con_arm_drain(con);
 		total += n;
+		if (!n && !con->armed)
+			break;		/* arming failed */
 	}
-	if (!con->dead)
-		trs_con_rx_flush(con);
-	if (con->failed && !con->dead)
-		con->fail(con, con->failed);
-	if (total) {
-		con->st.sweeps++;
-		con->st.cqes += total;
-	}
-	return total;
+	return trs_con_reaped(con, total);
 }
 
 void trs_con_stats_sum(struct trs_con_stats *sum, const struct trs_con *con)

@@ -248,6 +248,7 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 		.rq_size = ctx->params.queue_depth + TRS_RX_EXTRA,
 		.ntx = ctx->params.queue_depth,
 		.epfd = ctx->epfd,
+		.arm_on_sweep = true,	/* the daemon sleeps on our fd */
 		.recv_done = trs_srv_recv_done,
 		.send_done = trs_srv_send_done,
 		.fail = trs_srv_con_fail,

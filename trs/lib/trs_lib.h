@@ -127,7 +127,8 @@ struct trs_con {
 	unsigned int cq_unacked;
 	bool dead;		/* stop dispatching completions */
 	bool removed;		/* its device is being removed */
-	bool busy_poll;		/* the CQ is never armed: the owner sweeps it */
+	bool arm_on_sweep;	/* server: the CQ is re-armed after each sweep;
+				 * client: armed only before a wait */
 	bool armed;		/* armed, and no completion reaped since */
 	const char *failed;	/* set by a sweep that could not repost or
 				 * re-arm: the owner fails the path */
@@ -156,7 +157,7 @@ struct trs_con {
 struct trs_con_attr {
 	unsigned int sq_size, rq_size, ntx;
 	int epfd;
-	bool busy_poll;
+	bool arm_on_sweep;
 	void (*recv_done)(struct trs_con *con, struct trs_rx *rx,
 			  struct ibv_wc *wc);
 	void (*send_done)(struct trs_cqe *cqe, struct ibv_wc *wc);
@@ -170,6 +171,8 @@ int trs_con_post_send(struct trs_con *con, struct ibv_send_wr *first,
 int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
 			  struct trs_cqe *cqe);
 int trs_con_post_ctrl(struct trs_con *con, uint32_t len);
+int trs_con_reap(struct trs_con *con);
+int trs_con_arm(struct trs_con *con);
 int trs_con_sweep(struct trs_con *con);
 void trs_con_stats_sum(struct trs_con_stats *sum, const struct trs_con *con);
 /*
