@@ -199,12 +199,20 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 void ibtrs_clt_plug(struct ibtrs_clt *clt);
 void ibtrs_clt_unplug(struct ibtrs_clt *clt);
 
-/* Event loop: fd is readable when ibtrs_clt_poll() has work (event mode;
- * with @busy_poll it is readable only for timers and connection events). */
+/*
+ * Event loop fd: readable for timers, connection events and completions of
+ * CQs that are armed. ibtrs_clt_poll() reaps the CQs without a system call
+ * and arms them only when it is about to wait itself, so wait through
+ * ibtrs_clt_poll(clt, timeout), not by sleeping on this fd (that would see
+ * completions only at the next 50 ms tick).
+ */
 int ibtrs_clt_fd(const struct ibtrs_clt *clt);
 /**
  * ibtrs_clt_poll() - handle events; runs completion callbacks.
  * @timeout_ms: 0 = do not wait, <0 = wait until something completes.
+ * Reaps every CQ first (no system call); only if nothing completed and
+ * @timeout_ms allows it, waits: arms the CQs and sleeps in epoll for one
+ * round (event mode), or spins on the CQs (@busy_poll).
  * Returns the number of IO callbacks run, or a negative errno.
  */
 int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms);
