@@ -287,10 +287,22 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 	sqe = io_uring_get_sqe(&d->ring);
 	switch (io->opcode) {
 	case IBNBD_OP_READ:
-		io_uring_prep_read(sqe, sd->fd, buf, io->len, off);
+		if (s->fixed >= 0 && buf == data) {
+			io_uring_prep_read_fixed(sqe, sd->fd, buf, io->len, off,
+						 s->fixed);
+			d->fast.fixed_ios++;
+		} else {
+			io_uring_prep_read(sqe, sd->fd, buf, io->len, off);
+		}
 		break;
 	case IBNBD_OP_WRITE:
-		io_uring_prep_write(sqe, sd->fd, buf, io->len, off);
+		if (s->fixed >= 0 && buf == data) {
+			io_uring_prep_write_fixed(sqe, sd->fd, buf, io->len, off,
+						  s->fixed);
+			d->fast.fixed_ios++;
+		} else {
+			io_uring_prep_write(sqe, sd->fd, buf, io->len, off);
+		}
 		if (flags & IBNBD_F_FUA)
 			sqe->rw_flags = RWF_DSYNC;
 		break;

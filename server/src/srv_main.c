@@ -259,6 +259,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	srv_fixed_init(d);
 	d->ctx = ibtrs_srv_open(&so, &srv_ops, d, &ret);
 	if (!d->ctx) {
 		srv_err("cannot listen on port %u: %s", d->o.port, strerror(-ret));
@@ -321,6 +322,7 @@ int main(int argc, char **argv)
 		s->inflight = 0;	/* loop ended with d->inflight == 0 */
 		srv_sess_kill(d, s, "server shutdown");
 	}
+	srv_fixed_exit(d);
 	io_uring_queue_exit(&d->ring);
 	while ((io = d->io_cache)) {
 		d->io_cache = io->next;

@@ -82,12 +82,14 @@ void srv_stats_dump(struct srvd *d, FILE *f)
 
 		ibtrs_srv_get_stats(d->ctx, &ts);
 		fprintf(f, "fastpath ring_submits=%llu ring_cqes=%llu io_allocs=%llu "
+			"fixed_ios=%llu "
 			"requests=%llu answers=%llu signaled=%llu post_sends=%llu "
 			"send_wrs=%llu post_recvs=%llu recv_wrs=%llu cq_sweeps=%llu "
 			"cqes=%llu cq_arms=%llu cq_events=%llu\n",
 			(unsigned long long)d->fast.ring_submits,
 			(unsigned long long)d->fast.ring_cqes,
 			(unsigned long long)d->fast.io_allocs,
+			(unsigned long long)d->fast.fixed_ios,
 			(unsigned long long)ts.requests,
 			(unsigned long long)ts.answers,
 			(unsigned long long)ts.signaled,

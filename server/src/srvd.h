@@ -42,7 +42,19 @@ struct srv_stats {
  * the cache).
  */
 struct srv_fast_stats {
-	uint64_t ring_submits, ring_cqes, io_allocs;
+	uint64_t ring_submits, ring_cqes, io_allocs, fixed_ios;
+};
+
+/*
+ * io_uring registered buffers (srv_fixed.c): one sparse table of @n slots,
+ * one slot per session holding its chunk pool, so READ/WRITE of a chunk
+ * need no page pinning per IO (READ_FIXED/WRITE_FIXED). @ok: the table
+ * exists; @free: stack of free slot numbers, @nfree of them.
+ */
+struct srv_fixed {
+	bool ok;
+	unsigned int n;
+	unsigned int *free, nfree;
 };
 
 struct srv_sess;
@@ -76,6 +88,8 @@ struct srv_sess {
 	struct srv_sess_dev *closing;	/* closed, IO still in flight */
 	struct srv_stats st;		/* includes closed devices */
 	uint64_t bad_msgs;
+	int fixed;			/* io_uring buffer slot of the chunk
+					 * pool, or -1 (srv_fixed.c) */
 };
 
 struct srv_io {
@@ -124,6 +138,7 @@ struct srvd {
 	struct srv_io *io_cache;	/* free srv_io objects, reused */
 	unsigned int io_cached;
 	struct srv_fast_stats fast;
+	struct srv_fixed fixed;
 	bool in_poll;
 	bool stopping;
 	unsigned int inflight;		/* all sessions */
@@ -165,6 +180,12 @@ void srv_flush_deferred(struct srvd *d);
 void srv_run_io(struct srvd *d);
 struct srv_io *srv_io_alloc(struct srvd *d);
 void srv_io_free(struct srvd *d, struct srv_io *io);
+
+/* ---- srv_fixed.c: the chunk pools as io_uring registered buffers --- */
+void srv_fixed_init(struct srvd *d);
+void srv_fixed_exit(struct srvd *d);
+void srv_fixed_attach(struct srvd *d, struct srv_sess *s);
+void srv_fixed_detach(struct srvd *d, struct srv_sess *s);
 
 /* ---- srv_discard.c: BLKDISCARD in a worker thread ------------------ */
 int srv_discard_start(struct srv_discard_worker *dw);

@@ -373,6 +373,13 @@ void ibtrs_srv_get_stats(const struct ibtrs_srv_ctx *ctx,
 			 struct ibtrs_srv_stats *st);
 
 const char *ibtrs_srv_sessname(const struct ibtrs_srv_sess *sess);
+/*
+ * The session's chunk pool (every @data of rdma_ev lies in it), e.g. to
+ * register it with an IO engine; valid while the session is (until the
+ * last request of a disconnected session is answered).
+ */
+void ibtrs_srv_sess_pool(const struct ibtrs_srv_sess *sess, void **addr,
+			 size_t *len);
 void ibtrs_srv_set_sess_priv(struct ibtrs_srv_sess *sess, void *priv);
 void *ibtrs_srv_ctx_priv(const struct ibtrs_srv_ctx *ctx);
 int ibtrs_srv_sess_paths(const struct ibtrs_srv_sess *sess);

@@ -636,6 +636,13 @@ const char *ibtrs_srv_sessname(const struct ibtrs_srv_sess *sess)
 	return sess->name;
 }
 
+void ibtrs_srv_sess_pool(const struct ibtrs_srv_sess *sess, void **addr,
+			 size_t *len)
+{
+	*addr = sess->pool;
+	*len = sess->pool_len;
+}
+
 void ibtrs_srv_set_sess_priv(struct ibtrs_srv_sess *sess, void *priv)
 {
 	sess->priv = priv;

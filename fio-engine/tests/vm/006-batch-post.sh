@@ -13,9 +13,10 @@
 #  3. poll=1 (busy poll) with the default coalescing: no CQ arm and no
 #     completion event over the whole job, data verified.
 #  4. the daemon: every request answered once, at most one signaled send
-#     per 16 answer WRs (+2), fewer posts than answers, and at most 64 IO
+#     per 16 answer WRs (+2), fewer posts than answers, at most 64 IO
 #     objects allocated for 3 jobs of >= 8,000 IOs at depth 32 (the rest
-#     came from its cache).
+#     came from its cache), and every chunk READ/WRITE through the
+#     session's io_uring registered buffer (the guest runs it as root).
 # TIMEOUT=300
 . "$TB_TOP/server/tests/vmlib.sh"
 . "$TB_TOP/fio-engine/tests/lib.sh"
@@ -82,6 +83,8 @@ req=$(fval requests)
 	die "daemon: $(fval signaled) signaled answers for $(fval send_wrs) WRs (> 1 per 16)"
 [ "$(fval post_sends)" -lt "$(fval answers)" ] || die "daemon: no answers were chained"
 [ "$(fval io_allocs)" -le 64 ] || die "daemon: $(fval io_allocs) IO objects allocated"
+[ "$(fval fixed_ios)" -ge 24576 ] ||
+	die "daemon: $(fval fixed_ios) chunk IOs with registered buffers (of 24576)"
 grep 'closing path' "$SRV_LOG" | grep -v DISCONNECTED && die "daemon closed a path"
 stop_server || die "daemon exit status $?"
 log "PASS"
