@@ -44,9 +44,13 @@ struct fio_ibtrs_io {
 struct fio_ibtrs_data {
 	struct thread_data *td;
 	struct ibnbd_clt *clt;
-	/* completed io_us: [0, nr_events) for fio, delivered count at head */
+	/*
+	 * completed io_us, a ring of ev_size: nr_events of them from ev_head
+	 * on; the first ev_delivered were handed to fio by the last
+	 * getevents() (event(i) is ev_head + i)
+	 */
 	struct io_u **events;
-	unsigned int nr_events, ev_delivered;
+	unsigned int ev_size, ev_head, nr_events, ev_delivered;
 	bool reported_conn_loss;
 	bool plugged;		/* queue() staged IO not posted yet */
 	/* ios_file: completed io_us, read live by the experiment harness */
@@ -270,7 +274,8 @@ static int fio_ibtrs_init(struct thread_data *td)
 		return 1;
 	td->io_ops_data = ld;
 	ld->td = td;
-	ld->events = calloc(depth + 1, sizeof(*ld->events));
+	ld->ev_size = depth + 1;
+	ld->events = calloc(ld->ev_size, sizeof(*ld->events));
 	if (!ld->events)
 		return 1;
 	if (fio_ibtrs_access_mode(td, &mode))
@@ -436,7 +441,7 @@ static void fio_ibtrs_io_done(struct ibnbd_clt_io *io, int err)
 
 	io_u->error = err < 0 ? -err : err;
 	io_u->resid = err ? io_u->xfer_buflen : 0;
-	ld->events[ld->nr_events++] = io_u;
+	ld->events[(ld->ev_head + ld->nr_events++) % ld->ev_size] = io_u;
 	if (ld->ios_done)
 		*ld->ios_done += 1;	/* x86: an aligned u64 store is atomic */
 	if (err == -ENOTCONN)
@@ -541,8 +546,7 @@ static int fio_ibtrs_getevents(struct thread_data *td, unsigned int min,
 
 	/* Drop what fio consumed through ->event() last time. */
 	if (ld->ev_delivered) {
-		memmove(ld->events, ld->events + ld->ev_delivered,
-			(ld->nr_events - ld->ev_delivered) * sizeof(*ld->events));
+		ld->ev_head = (ld->ev_head + ld->ev_delivered) % ld->ev_size;
 		ld->nr_events -= ld->ev_delivered;
 		ld->ev_delivered = 0;
 	}
@@ -598,7 +602,7 @@ static struct io_u *fio_ibtrs_event(struct thread_data *td, int event)
 {
 	struct fio_ibtrs_data *ld = td->io_ops_data;
 
-	return ld->events[event];
+	return ld->events[(ld->ev_head + (unsigned int)event) % ld->ev_size];
 }
 
 /*

@@ -594,7 +594,6 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 	req->conf = conf;
 	req->priv = priv;
 	req->seq = ++clt->seq;
-	req->start_us = trs_now_us();
 	req->final_status = 0;
 	req->bounce = true;
 	if (iovcnt == 1) {

@@ -61,7 +61,6 @@ struct trs_clt_req {
 	bool bind;			/* bind_wr in front of wr */
 	struct trs_clt_req *stage_next;	/* con's staged list */
 	uint64_t seq;
-	uint64_t start_us;
 	uint64_t post_us;		/* posted on its path (latency sample) */
 	TAILQ_ENTRY(trs_clt_req) link;	/* pending queue or path inflight */
 };

@@ -621,6 +621,7 @@ int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
 	int err;
 
 	ctx->ncalls = 0;
+	ctx->now_us = trs_now_us();	/* liveness of every receive of the poll */
 	ibtrs_srv_plug(ctx);	/* answers given in rdma_ev go out in chains */
 	err = trs_epoll_dispatch(ctx->epfd, timeout_ms);
 	ibtrs_srv_unplug(ctx);

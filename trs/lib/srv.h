@@ -148,6 +148,7 @@ struct ibtrs_srv_ctx {
 	uint32_t slot_size;
 	int ncalls;
 	unsigned int plugged;		/* ibtrs_srv_plug() depth */
+	uint64_t now_us;		/* at the start of this poll */
 	struct trs_srv_con *dirty;	/* connections with answers to post */
 	struct ibtrs_srv_stats st;	/* answers, signaled, requests */
 	struct trs_con_stats con_st;	/* of connections already destroyed */

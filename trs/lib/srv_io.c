@@ -444,7 +444,7 @@ void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 				  trs_wc_opcode_str(wc->opcode), wc->byte_len);
 		return;
 	}
-	trs_hb_on_rx(&path->hb, trs_now_us());
+	trs_hb_on_rx(&path->hb, ctx->now_us);
 	switch (m.kind) {
 	case TRS_RX_HB:
 		if (trs_con_post_send_imm(&path->cons[0].c,
