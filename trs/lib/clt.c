@@ -296,11 +296,12 @@ static int trs_clt_round(struct ibtrs_clt *clt)
 	int err = 0;
 
 	ibtrs_clt_plug(clt);
-	trs_clt_reap_all(clt);
 	now = trs_now_us();
+	clt->now_us = now;
+	trs_clt_reap_all(clt);
 	if (now >= clt->next_tick_us) {
 		clt->next_tick_us = now + TRS_TICK_MS * 1000ULL;
-		err = trs_epoll_dispatch(clt->epfd, 0);
+		err = trs_epoll_dispatch_at(clt->epfd, 0, &clt->now_us);
 	}
 	trs_clt_after_round(clt);
 	return err;
@@ -316,8 +317,8 @@ static int trs_clt_wait(struct ibtrs_clt *clt, int timeout_ms)
 
 	ibtrs_clt_plug(clt);
 	if (!trs_clt_arm_all(clt))
-		err = trs_epoll_dispatch(clt->epfd, timeout_ms);
-	clt->next_tick_us = trs_now_us() + TRS_TICK_MS * 1000ULL;
+		err = trs_epoll_dispatch_at(clt->epfd, timeout_ms, &clt->now_us);
+	clt->next_tick_us = clt->now_us + TRS_TICK_MS * 1000ULL;
 	trs_clt_after_round(clt);
 	return err;
 }

@@ -146,7 +146,8 @@ struct ibtrs_clt {
 	int ncompleted;			/* callbacks run in this poll */
 	bool closing;
 	unsigned int plugged;		/* ibtrs_clt_plug() depth */
-	uint64_t next_tick_us;		/* busy poll: next look at the epoll fd */
+	uint64_t next_tick_us;		/* next look at the epoll fd */
+	uint64_t now_us;		/* clock at the start of this round */
 };
 
 static inline void *trs_clt_bounce(struct ibtrs_clt *clt, uint32_t id)

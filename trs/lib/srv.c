@@ -621,9 +621,9 @@ int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
 	int err;
 
 	ctx->ncalls = 0;
-	ctx->now_us = trs_now_us();	/* liveness of every receive of the poll */
 	ibtrs_srv_plug(ctx);	/* answers given in rdma_ev go out in chains */
-	err = trs_epoll_dispatch(ctx->epfd, timeout_ms);
+	/* the clock once the wait is over: the liveness of every receive */
+	err = trs_epoll_dispatch_at(ctx->epfd, timeout_ms, &ctx->now_us);
 	ibtrs_srv_unplug(ctx);
 	if (err)
 		return err;

@@ -58,6 +58,7 @@ struct trs_evsrc {
 int trs_epoll_add(int epfd, struct trs_evsrc *src);
 void trs_epoll_del(int epfd, struct trs_evsrc *src);
 int trs_epoll_dispatch(int epfd, int timeout_ms);
+int trs_epoll_dispatch_at(int epfd, int timeout_ms, uint64_t *now);
 int trs_timerfd_create(unsigned int period_ms);
 void trs_fd_drain(int fd);
 
