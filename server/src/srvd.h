@@ -129,7 +129,7 @@ struct srvd {
 	int root_fd;
 	struct ibtrs_srv_ctx *ctx;
 	struct io_uring ring;
-	int epfd, sigfd;
+	int sigfd;
 	uint32_t chunk_size;
 	uint16_t gen;			/* high half of device handles */
 	struct srv_dev_reg reg;

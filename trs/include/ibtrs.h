@@ -339,6 +339,15 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx);
 int ibtrs_srv_fd(const struct ibtrs_srv_ctx *ctx);
 int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms);
+/**
+ * ibtrs_srv_watch_fd() - let ibtrs_srv_poll() wait for @fd too: when it is
+ * readable, the poll calls @cb(@arg) (in the poll, like the other
+ * callbacks, plugged). A server whose only wait is ibtrs_srv_poll() makes
+ * one epoll_wait() per wake-up instead of two (its own and ours, nested).
+ * Up to 8 fds; 0 or -errno.
+ */
+int ibtrs_srv_watch_fd(struct ibtrs_srv_ctx *ctx, int fd, void (*cb)(void *arg),
+		       void *arg);
 
 /* Answer a request; @status 0 or negative errno. For READ, @len bytes of
  * the chunk are sent (<= the datalen of rdma_ev). */

@@ -616,6 +616,34 @@ int ibtrs_srv_fd(const struct ibtrs_srv_ctx *ctx)
 	return ctx->epfd;
 }
 
+static void trs_srv_watch_ready(struct trs_evsrc *src)
+{
+	struct trs_srv_watch *w = trs_container_of(src, struct trs_srv_watch, src);
+
+	w->cb(w->arg);
+}
+
+int ibtrs_srv_watch_fd(struct ibtrs_srv_ctx *ctx, int fd, void (*cb)(void *arg),
+		       void *arg)
+{
+	struct trs_srv_watch *w;
+	int err;
+
+	if (fd < 0 || !cb)
+		return -EINVAL;
+	if (ctx->nwatch >= TRS_SRV_WATCH_MAX)
+		return -ENOSPC;
+	w = &ctx->watch[ctx->nwatch];
+	w->src.fd = fd;
+	w->src.handler = trs_srv_watch_ready;
+	w->cb = cb;
+	w->arg = arg;
+	err = trs_epoll_add(ctx->epfd, &w->src);
+	if (!err)
+		ctx->nwatch++;
+	return err;
+}
+
 int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
 {
 	int err;

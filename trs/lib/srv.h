@@ -133,6 +133,14 @@ struct ibtrs_srv_sess {
 };
 TAILQ_HEAD(trs_srv_sess_list, ibtrs_srv_sess);
 
+/* A user fd that ibtrs_srv_poll() waits for (ibtrs_srv_watch_fd()). */
+struct trs_srv_watch {
+	struct trs_evsrc src;
+	void (*cb)(void *arg);
+	void *arg;
+};
+#define TRS_SRV_WATCH_MAX	8
+
 struct ibtrs_srv_ctx {
 	struct ibtrs_srv_opts opts;
 	struct ibtrs_srv_ops ops;
@@ -152,6 +160,8 @@ struct ibtrs_srv_ctx {
 	struct trs_srv_con *dirty;	/* connections with answers to post */
 	struct ibtrs_srv_stats st;	/* answers, signaled, requests */
 	struct trs_con_stats con_st;	/* of connections already destroyed */
+	struct trs_srv_watch watch[TRS_SRV_WATCH_MAX];
+	int nwatch;
 };
 
 static inline void *trs_srv_slot(struct ibtrs_srv_sess *sess, uint32_t id)
