@@ -308,15 +308,17 @@ static int trs_clt_round(struct ibtrs_clt *clt)
 }
 
 /*
- * Event mode, nothing came: arm the CQs (and reap what raced in), then
- * wait up to @timeout_ms on the session's epoll fd and run what is ready.
+ * Nothing came: arm the CQs (and reap what raced in; not in busy-poll
+ * mode, which only waits here while connecting), then wait up to
+ * @timeout_ms on the session's epoll fd and run what is ready.
  */
 static int trs_clt_wait(struct ibtrs_clt *clt, int timeout_ms)
 {
 	int err = 0;
 
 	ibtrs_clt_plug(clt);
-	if (!trs_clt_arm_all(clt))
+	/* busy poll (connecting): nothing is armed, the rounds reap */
+	if (clt->opts.busy_poll || !trs_clt_arm_all(clt))
 		err = trs_epoll_dispatch_at(clt->epfd, timeout_ms, &clt->now_us);
 	clt->next_tick_us = clt->now_us + TRS_TICK_MS * 1000ULL;
 	trs_clt_after_round(clt);
