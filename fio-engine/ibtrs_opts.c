@@ -129,6 +129,16 @@ struct fio_option fio_ibtrs_options[] = {
 		.group	= FIO_OPT_G_INVALID,
 	},
 	{
+		.name	= "poll_yield",
+		.lname	= "Busy poll: yield when idle",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct fio_ibtrs_options, poll_yield),
+		.def	= "0",
+		.help	= "With poll: sched_yield() after this many sweeps in a row found nothing (0 = never; a system call on the idle path only, for a server that shares the CPU)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
 		.name	= "coalesce",
 		.lname	= "Coalesce doorbells",
 		.type	= FIO_OPT_BOOL,
@@ -219,6 +229,7 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 	co->hb_interval_ms = o->hb_interval_ms;
 	co->connect_timeout_ms = o->connect_timeout_ms;
 	co->busy_poll = o->busy_poll;
+	co->busy_poll_yield = o->poll_yield;
 	co->ctrl_loss_tmo_ms = o->ctrl_loss_tmo < 0 ? -1 :
 			       o->ctrl_loss_tmo * 1000;
 	if (!o->ctrl_loss_tmo)

@@ -115,7 +115,12 @@ int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out);
  * @busy_poll: ibtrs_clt_poll() polls the CQs itself and never arms them
  *	nor sleeps: no system call on the data path but the provider's
  *	doorbell (the RDMA CM channel, timers and uevents are looked at once
- *	per 50 ms tick). Waiting calls spin. ibtrs_clt_fd() then never
+ *	per 50 ms tick). Waiting calls spin.
+ * @busy_poll_yield: with @busy_poll, after this many rounds in a row
+ *	that found nothing, sched_yield() (0: never). Where the server shares
+ *	the CPU (one guest, one vCPU), a spinning client otherwise keeps it
+ *	from running until the scheduler preempts the spinner; the yield is a
+ *	system call on the idle path only, never when completions are there. ibtrs_clt_fd() then never
  *	becomes readable for completions: do not sleep on it.
  */
 struct ibtrs_clt_opts {
@@ -132,6 +137,7 @@ struct ibtrs_clt_opts {
 	unsigned int reconnect_max_ms;
 	int ctrl_loss_tmo_ms;
 	bool busy_poll;
+	unsigned int busy_poll_yield;
 };
 
 /**

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 
@@ -114,7 +115,9 @@ void trs_clt_req_done_ref(struct trs_clt_req *req)
 		return;
 	TAILQ_REMOVE(&path->inflight_list, req, link);
 	path->inflight--;
-	trs_clt_lat_sample(clt, path, trs_now_us() - req->post_us);
+	/* the round's clock: taken just before this reap (or wake-up) */
+	trs_clt_lat_sample(clt, path, clt->now_us > req->post_us ?
+			   clt->now_us - req->post_us : 0);
 	trs_clt_req_unmap(req);
 	req->path = NULL;
 	req->con = NULL;
@@ -346,6 +349,7 @@ static bool trs_clt_busy(const struct ibtrs_clt *clt)
 int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms)
 {
 	uint64_t end = 0;
+	unsigned int empty = 0;
 	int err;
 
 	clt->ncompleted = 0;
@@ -363,6 +367,11 @@ int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms)
 		if (clt->opts.busy_poll) {
 			if (timeout_ms > 0 && trs_now_us() >= end)
 				break;
+			if (clt->opts.busy_poll_yield &&
+			    ++empty >= clt->opts.busy_poll_yield) {
+				sched_yield();	/* idle: let the server run */
+				empty = 0;
+			}
 			continue;
 		}
 		err = trs_clt_wait(clt, timeout_ms < 0 ? TRS_TICK_MS * 2 :

@@ -146,6 +146,7 @@ struct ibtrs_clt {
 	int ncompleted;			/* callbacks run in this poll */
 	bool closing;
 	unsigned int plugged;		/* ibtrs_clt_plug() depth */
+	unsigned int nstaged;		/* requests staged on connections */
 	uint64_t next_tick_us;		/* next look at the epoll fd */
 	uint64_t now_us;		/* clock at the start of this round */
 };

@@ -102,6 +102,8 @@ static void trs_clt_con_flush(struct trs_clt_con *con)
 
 	if (!first)
 		return;
+	for (req = first; req; req = req->stage_next)
+		path->clt->nstaged--;
 	con->staged = NULL;
 	con->staged_tail = &con->staged;
 	con->staged_wrs = 0;
@@ -121,6 +123,10 @@ static void trs_clt_con_flush(struct trs_clt_con *con)
 /* Forget @con's staged requests (its path is being torn down). */
 void trs_clt_con_drop_staged(struct trs_clt_con *con)
 {
+	struct trs_clt_req *req;
+
+	for (req = con->staged; req; req = req->stage_next)
+		con->path->clt->nstaged--;
 	con->staged = NULL;
 	con->staged_tail = &con->staged;
 	con->staged_wrs = 0;
@@ -132,7 +138,7 @@ void trs_clt_flush(struct ibtrs_clt *clt)
 	unsigned int i;
 	int p;
 
-	for (p = 0; p < clt->npaths; p++) {
+	for (p = 0; p < clt->npaths && clt->nstaged; p++) {
 		struct trs_clt_path *path = clt->paths[p];
 
 		if (!path->cons)
@@ -171,6 +177,7 @@ static void trs_clt_con_stage(struct trs_clt_con *con, struct trs_clt_req *req)
 	*con->staged_tail = req;
 	con->staged_tail = &req->stage_next;
 	con->staged_wrs += req->bind ? 2 : 1;
+	con->path->clt->nstaged++;
 }
 
 /**

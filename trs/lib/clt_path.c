@@ -193,6 +193,7 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 		for (i = 0; i < path->ncons; i++) {
 			struct trs_clt_con *con = &path->cons[i];
 
+			trs_clt_con_drop_staged(con);	/* re-queued above */
 			if (!con->c.cm_id)
 				continue;
 			uint64_t t0 = trs_now_us(), t1, t2;
