@@ -97,7 +97,7 @@ for w in $workloads; do
 		[ $ios -gt 0 ] || { echo "cell $s $wname no IO"; continue; }
 		# hist lines: "{ common_pid: fio [ 123] } hitcount: N" and
 		# "{ prev_comm: ksoftirqd/0 } hitcount: N"; per command name
-		awk -v cell="$s $wname" -v ios=$ios '
+		awk -v cell="$s $wname qd$qd" -v ios=$ios '
 			FNR == 1 { f++ }
 			/hitcount:/ {
 				line = $0
