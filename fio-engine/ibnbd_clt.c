@@ -738,6 +738,11 @@ int ibnbd_clt_poll(struct ibnbd_clt *c, int timeout_ms)
 	int r = ibtrs_clt_poll(c->trs, timeout_ms);
 
 	ibnbd_clt_handle_stale(c);
-	ibnbd_clt_kick(c);
+	if (c->wait_head || c->resend_head) {
+		/* parts that waited for permits: one chain per connection */
+		ibtrs_clt_plug(c->trs);
+		ibnbd_clt_kick(c);
+		ibtrs_clt_unplug(c->trs);
+	}
 	return r;
 }

@@ -8,18 +8,21 @@
  * One IBTRS client session per fio job (thread or process), one device per
  * session. Asynchronous: ->queue() hands the io_u to ibnbd_clt_submit(),
  * which splits an IO longer than the server's max IO size into parts and
- * sends what the permits allow (the rest waits in the client, in order);
- * ->getevents() waits on the transport's fd with poll(2) (or spins with the
- * "poll" option) and reaps completions with ibnbd_clt_poll(), whose
- * callbacks put the io_u on a ring that ->event() hands back to fio once
- * all its parts are done.
+ * prepares what the permits allow (the rest waits in the client, in order)
+ * with the session plugged: the work requests are staged, and ->commit()
+ * (or, with "coalesce", the default, the next ->getevents(), before it
+ * waits) posts the batch as one chain per connection: one doorbell.
+ * ->getevents() reaps completions with ibnbd_clt_poll(), sleeping inside
+ * it (the library arms the CQs and waits in epoll) or, with the "poll"
+ * option, spinning on the CQs with no system call; the callbacks put the
+ * io_u on a ring that ->event() hands back to fio once all its parts are
+ * done.
  *
  * Built against the fio source tree of the installed fio version (the
  * ioengine ABI is checked by fio: FIO_IOOPS_VERSION).
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -41,10 +44,15 @@ struct fio_ibtrs_io {
 struct fio_ibtrs_data {
 	struct thread_data *td;
 	struct ibnbd_clt *clt;
-	/* completed io_us: [0, nr_events) for fio, delivered count at head */
+	/*
+	 * completed io_us, a ring of ev_size: nr_events of them from ev_head
+	 * on; the first ev_delivered were handed to fio by the last
+	 * getevents() (event(i) is ev_head + i)
+	 */
 	struct io_u **events;
-	unsigned int nr_events, ev_delivered;
+	unsigned int ev_size, ev_head, nr_events, ev_delivered;
 	bool reported_conn_loss;
+	bool plugged;		/* queue() staged IO not posted yet */
 	/* ios_file: completed io_us, read live by the experiment harness */
 	volatile uint64_t *ios_done;
 };
@@ -266,7 +274,8 @@ static int fio_ibtrs_init(struct thread_data *td)
 		return 1;
 	td->io_ops_data = ld;
 	ld->td = td;
-	ld->events = calloc(depth + 1, sizeof(*ld->events));
+	ld->ev_size = depth + 1;
+	ld->events = calloc(ld->ev_size, sizeof(*ld->events));
 	if (!ld->events)
 		return 1;
 	if (fio_ibtrs_access_mode(td, &mode))
@@ -298,16 +307,27 @@ static int fio_ibtrs_post_init(struct thread_data *td)
 	return 0;
 }
 
+/* Post what queue() staged: one ibv_post_send() per connection. */
+static void fio_ibtrs_unplug(struct fio_ibtrs_data *ld)
+{
+	if (!ld->plugged)
+		return;
+	ld->plugged = false;
+	ibtrs_clt_unplug(ibnbd_clt_trs(ld->clt));
+}
+
 /*
- * End-of-job report, one line for the client and one per path (tests read
- * these): IO split and re-open counters, the transport's failovers and
- * reconnects.
+ * End-of-job report, one line for the client, one of verbs calls (summed
+ * over the paths) and one per path (tests read these): IO split and
+ * re-open counters, ibv_post_send() calls and WRs, receive posts, CQ
+ * sweeps, arms and events, the transport's failovers and reconnects.
  */
 static void fio_ibtrs_report(struct fio_ibtrs_data *ld)
 {
 	const char *sess = ibnbd_clt_sessname(ld->clt);
 	struct ibtrs_clt_stats *ts;
 	struct ibnbd_clt_stats st;
+	struct ibtrs_path_stats v = { .post_sends = 0 };
 	int i;
 
 	ibnbd_clt_get_stats(ld->clt, &st);
@@ -316,12 +336,28 @@ static void fio_ibtrs_report(struct fio_ibtrs_data *ld)
 		free(ts);
 		return;
 	}
+	for (i = 0; i < ts->npaths; i++) {
+		v.post_sends += ts->path[i].post_sends;
+		v.send_wrs += ts->path[i].send_wrs;
+		v.post_recvs += ts->path[i].post_recvs;
+		v.recv_wrs += ts->path[i].recv_wrs;
+		v.cq_sweeps += ts->path[i].cq_sweeps;
+		v.cqes += ts->path[i].cqes;
+		v.cq_arms += ts->path[i].cq_arms;
+		v.cq_events += ts->path[i].cq_events;
+	}
 	log_info("ibtrs: %s: report: ios=%" PRIu64 " parts=%" PRIu64
 		 " split=%" PRIu64 " waits=%" PRIu64 " reopens=%" PRIu64
 		 " stale=%" PRIu64 " queued_no_path=%" PRIu64
 		 " failed_no_path=%" PRIu64 "\n", sess, st.ios, st.parts,
 		 st.split, st.waits, st.reopens, st.stale, ts->queued_no_path,
 		 ts->failed_no_path);
+	log_info("ibtrs: %s: report: verbs ios=%" PRIu64 " post_sends=%" PRIu64
+		 " send_wrs=%" PRIu64 " post_recvs=%" PRIu64 " recv_wrs=%" PRIu64
+		 " cq_sweeps=%" PRIu64 " cqes=%" PRIu64 " cq_arms=%" PRIu64
+		 " cq_events=%" PRIu64 "\n", sess, st.ios, v.post_sends,
+		 v.send_wrs, v.post_recvs, v.recv_wrs, v.cq_sweeps, v.cqes,
+		 v.cq_arms, v.cq_events);
 	for (i = 0; i < ts->npaths; i++) {
 		const struct ibtrs_path_stats *p = &ts->path[i];
 
@@ -340,8 +376,10 @@ static void fio_ibtrs_cleanup(struct thread_data *td)
 
 	if (!ld)
 		return;
-	if (ld->clt && ibnbd_clt_trs(ld->clt))
+	if (ld->clt && ibnbd_clt_trs(ld->clt)) {
+		fio_ibtrs_unplug(ld);
 		fio_ibtrs_report(ld);
+	}
 	ibnbd_clt_destroy(ld->clt);
 	if (ld->ios_done)
 		munmap((void *)(ld->ios_done - ld->td->subjob_number),
@@ -403,7 +441,7 @@ static void fio_ibtrs_io_done(struct ibnbd_clt_io *io, int err)
 
 	io_u->error = err < 0 ? -err : err;
 	io_u->resid = err ? io_u->xfer_buflen : 0;
-	ld->events[ld->nr_events++] = io_u;
+	ld->events[(ld->ev_head + ld->nr_events++) % ld->ev_size] = io_u;
 	if (ld->ios_done)
 		*ld->ios_done += 1;	/* x86: an aligned u64 store is atomic */
 	if (err == -ENOTCONN)
@@ -453,7 +491,12 @@ static enum fio_q_status fio_ibtrs_queue(struct thread_data *td,
 	 * Queued even when no permit is free: the client sends the parts as
 	 * permits come back (fio's iodepth bounds what it holds). An outright
 	 * transport rejection completes the io_u through the event ring.
+	 * Staged, not posted: commit() or getevents() posts the batch.
 	 */
+	if (!ld->plugged) {
+		ibtrs_clt_plug(ibnbd_clt_trs(ld->clt));
+		ld->plugged = true;
+	}
 	r = ibnbd_clt_submit(ld->clt, io);
 	if (!r)
 		return FIO_Q_QUEUED;
@@ -462,52 +505,93 @@ static enum fio_q_status fio_ibtrs_queue(struct thread_data *td,
 	return FIO_Q_COMPLETED;
 }
 
+/*
+ * fio commits after every queue() by default (iodepth_batch_submit=1) and
+ * always before it waits (td_io_getevents()). With "coalesce" the batch is
+ * posted by the getevents() that has to reap from the transport, so all
+ * the IO fio queued while it took the completions already reaped goes in
+ * one chain (as SPDK's delay_cmd_submit rings the doorbell when it next
+ * processes completions); fio's sleeps (thinktime, rate) quiesce, which
+ * reaps everything, first.
+ */
+static int fio_ibtrs_commit(struct thread_data *td)
+{
+	struct fio_ibtrs_data *ld = td->io_ops_data;
+	struct fio_ibtrs_options *o = td->eo;
+
+	if (!o->coalesce)
+		fio_ibtrs_unplug(ld);
+	return 0;
+}
+
+/* Milliseconds left of @budget_ms since @start. */
+static int64_t fio_ibtrs_left_ms(const struct timespec *start, int64_t budget_ms)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return budget_ms - ((now.tv_sec - start->tv_sec) * 1000 +
+			    (now.tv_nsec - start->tv_nsec) / 1000000);
+}
+
 static int fio_ibtrs_getevents(struct thread_data *td, unsigned int min,
 			       unsigned int max, const struct timespec *t)
 {
 	struct fio_ibtrs_data *ld = td->io_ops_data;
 	struct fio_ibtrs_options *o = td->eo;
-	struct timespec start, now;
-	int64_t budget_ms = -1;
+	struct timespec start = { 0 };
+	int64_t budget_ms = -1, left;
 	unsigned int ret;
-	int r;
+	int r, wait_ms;
 
 	/* Drop what fio consumed through ->event() last time. */
 	if (ld->ev_delivered) {
-		memmove(ld->events, ld->events + ld->ev_delivered,
-			(ld->nr_events - ld->ev_delivered) * sizeof(*ld->events));
+		ld->ev_head = (ld->ev_head + ld->ev_delivered) % ld->ev_size;
 		ld->nr_events -= ld->ev_delivered;
 		ld->ev_delivered = 0;
 	}
-	if (t)
+	/*
+	 * fio takes completions one by one by default
+	 * (iodepth_batch_complete_max=1) and queues one IO after each. While
+	 * completed io_us are waiting here, hand them out and leave what fio
+	 * queued meanwhile staged: the batch goes out, as one chain, once fio
+	 * has drained them and has to wait.
+	 */
+	if (o->coalesce && ld->nr_events && ld->nr_events >= min) {
+		ret = ld->nr_events < max ? ld->nr_events : max;
+		ld->ev_delivered = ret;
+		return ret;
+	}
+	fio_ibtrs_unplug(ld);
+	if (t) {
 		budget_ms = t->tv_sec * 1000 + t->tv_nsec / 1000000;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+		clock_gettime(CLOCK_MONOTONIC, &start);
+	}
 
 	for (;;) {
-		r = ibnbd_clt_poll(ld->clt, 0);
+		/*
+		 * Event mode: while fewer than @min are in, the library
+		 * sleeps in epoll on its CQ channels (bounded, so that its
+		 * timers run). With "poll" every call is one sweep of the
+		 * CQs and no system call.
+		 */
+		wait_ms = 0;
+		if (ld->nr_events < min && !o->busy_poll) {
+			wait_ms = 100;
+			if (budget_ms >= 0) {
+				left = fio_ibtrs_left_ms(&start, budget_ms);
+				wait_ms = left <= 0 ? 0 : left < 100 ? (int)left : 100;
+			}
+		}
+		r = ibnbd_clt_poll(ld->clt, wait_ms);
 		if (r < 0 && r != -EAGAIN && r != -EINTR) {
 			td_vmsg(td, -r, "ibtrs_clt_poll failed", "ibtrs");
 			return r;
 		}
 		if (ld->nr_events >= min)
 			break;
-		if (budget_ms >= 0) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if ((now.tv_sec - start.tv_sec) * 1000 +
-			    (now.tv_nsec - start.tv_nsec) / 1000000 >= budget_ms)
-				break;
-		}
-		if (!o->busy_poll) {
-			struct pollfd pfd = { .fd = ibnbd_clt_fd(ld->clt),
-					      .events = POLLIN };
-
-			/* Bounded sleep so timers inside the library run too. */
-			if (poll(&pfd, 1, budget_ms >= 0 && budget_ms < 100 ?
-				 (int)budget_ms : 100) < 0 && errno != EINTR) {
-				td_verror(td, errno, "poll");
-				return -errno;
-			}
-		}
+		if (budget_ms >= 0 && fio_ibtrs_left_ms(&start, budget_ms) <= 0)
+			break;
 	}
 	ret = ld->nr_events < max ? ld->nr_events : max;
 	ld->ev_delivered = ret;
@@ -518,7 +602,7 @@ static struct io_u *fio_ibtrs_event(struct thread_data *td, int event)
 {
 	struct fio_ibtrs_data *ld = td->io_ops_data;
 
-	return ld->events[event];
+	return ld->events[(ld->ev_head + (unsigned int)event) % ld->ev_size];
 }
 
 /*
@@ -534,6 +618,7 @@ struct ioengine_ops ioengine = {
 	.init			= fio_ibtrs_init,
 	.post_init		= fio_ibtrs_post_init,
 	.queue			= fio_ibtrs_queue,
+	.commit			= fio_ibtrs_commit,
 	.getevents		= fio_ibtrs_getevents,
 	.event			= fio_ibtrs_event,
 	.cleanup		= fio_ibtrs_cleanup,

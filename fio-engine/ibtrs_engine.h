@@ -31,6 +31,8 @@ struct fio_ibtrs_options {
 	char *mr_mode;
 	char *inval_mode;
 	unsigned int busy_poll;
+	unsigned int poll_yield;
+	unsigned int coalesce;
 	unsigned int hb_interval_ms;
 	unsigned int connect_timeout_ms;
 	unsigned int fua;

@@ -127,7 +127,27 @@ struct fio_option fio_ibtrs_options[] = {
 		.lname	= "Busy poll",
 		.type	= FIO_OPT_STR_SET,
 		.off1	= offsetof(struct fio_ibtrs_options, busy_poll),
-		.help	= "Busy poll for completions instead of sleeping on the event fd",
+		.help	= "Busy poll: reap completions from the CQs without system calls and never sleep (no CQ arming, no poll/epoll/read on the data path)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "poll_yield",
+		.lname	= "Busy poll: yield when idle",
+		.type	= FIO_OPT_INT,
+		.off1	= offsetof(struct fio_ibtrs_options, poll_yield),
+		.def	= "0",
+		.help	= "With poll: sched_yield() after this many sweeps in a row found nothing (0 = never; a system call on the idle path only, for a server that shares the CPU)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
+		.name	= "coalesce",
+		.lname	= "Coalesce doorbells",
+		.type	= FIO_OPT_BOOL,
+		.off1	= offsetof(struct fio_ibtrs_options, coalesce),
+		.def	= "1",
+		.help	= "Post the IOs fio queued when it next reaps (getevents), as one chain per connection, instead of at every commit (fio's default iodepth_batch_submit=1 commits every IO)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -234,6 +254,8 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 		td_vmsg(td, EINVAL, "ctrl_loss_tmo too large", "ibtrs");
 		return -EINVAL;
 	}
+	co->busy_poll = o->busy_poll;
+	co->busy_poll_yield = o->poll_yield;
 	co->ctrl_loss_tmo_ms = o->ctrl_loss_tmo < 0 ? -1 :
 			       o->ctrl_loss_tmo * 1000;
 	if (!o->ctrl_loss_tmo)

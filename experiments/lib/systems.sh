@@ -217,6 +217,27 @@ sys_ibtrsk1_fio() {
 sys_ibtrsk1_iosrc() { _ibtrs_iosrc "$1"; }
 sys_ibtrsk1_desc() { echo "ibtrs-fio/kernel-srv 1 - $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
 
+# The same two with the engine's busy-poll mode (--poll=1): ibtrs1p against
+# ibnbd-serverd, ibtrsk1p against the kernel server.
+sys_ibtrs1p_up() { sys_ibtrs1_up; }
+sys_ibtrs1p_fio() { echo "$(sys_ibtrs1_fio) --poll=1"; }
+sys_ibtrs1p_iosrc() { _ibtrs_iosrc "$1"; }
+sys_ibtrs1p_desc() { echo "ibtrs-fio-poll 1 - $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
+sys_ibtrsk1p_up() { sys_ibtrsk1_up; }
+sys_ibtrsk1p_fio() { echo "$(sys_ibtrsk1_fio) --poll=1"; }
+sys_ibtrsk1p_iosrc() { _ibtrs_iosrc "$1"; }
+sys_ibtrsk1p_desc() { echo "ibtrs-fio-poll/kernel-srv 1 - $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
+# Busy poll that yields the CPU when a sweep found nothing (--poll_yield=1):
+# on one vCPU the server side needs the CPU the spinning client holds.
+sys_ibtrs1py_up() { sys_ibtrs1_up; }
+sys_ibtrs1py_fio() { echo "$(sys_ibtrs1_fio) --poll=1 --poll_yield=1"; }
+sys_ibtrs1py_iosrc() { _ibtrs_iosrc "$1"; }
+sys_ibtrs1py_desc() { echo "ibtrs-fio-pollyield 1 - $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
+sys_ibtrsk1py_up() { sys_ibtrsk1_up; }
+sys_ibtrsk1py_fio() { echo "$(sys_ibtrsk1_fio) --poll=1 --poll_yield=1"; }
+sys_ibtrsk1py_iosrc() { _ibtrs_iosrc "$1"; }
+sys_ibtrsk1py_desc() { echo "ibtrs-fio-pollyield/kernel-srv 1 - $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
+
 # fio's built-in rdma engine: raw RDMA READ/WRITE between two fio processes
 # on path 1, no storage and no block protocol (the transport floor). A fio
 # server process is started per cell. Reads are RDMA READs by the client,

@@ -3,7 +3,10 @@
  * srv_io.c - backend IO of ibnbd-serverd: an IO request is checked against
  * its device, queued to the daemon's one io_uring against the session's
  * chunk memory, and answered with ibtrs_srv_resp() when its completion is
- * reaped, so a slow device never stalls the others.
+ * reaped, so a slow device never stalls the others. In batches: every
+ * request of a wake-up is queued first, then one io_uring_submit() hands
+ * them all to the kernel, the completions are reaped at once, and the
+ * answers leave as one chain per connection (srv_run_io()).
  */
 #include <errno.h>
 #include <linux/falloc.h>
@@ -12,6 +15,34 @@
 #include <string.h>
 
 #include "srvd.h"
+
+/* srv_io objects come from a cache: no allocation per IO once warm. */
+#define SRV_IO_CACHE_MAX	4096
+
+struct srv_io *srv_io_alloc(struct srvd *d)
+{
+	struct srv_io *io = d->io_cache;
+
+	if (io) {
+		d->io_cache = io->next;
+		d->io_cached--;
+		memset(io, 0, sizeof(*io));
+		return io;
+	}
+	d->fast.io_allocs++;
+	return calloc(1, sizeof(*io));
+}
+
+void srv_io_free(struct srvd *d, struct srv_io *io)
+{
+	if (d->io_cached >= SRV_IO_CACHE_MAX) {
+		free(io);
+		return;
+	}
+	io->next = d->io_cache;
+	d->io_cache = io;
+	d->io_cached++;
+}
 
 /* Answer and free a finished IO. */
 static void srv_io_respond(struct srvd *d, struct srv_io *io)
@@ -41,7 +72,7 @@ static void srv_io_respond(struct srvd *d, struct srv_io *io)
 		d->stop_answered++;
 	if (sd->closing && !sd->inflight)
 		srv_sd_reap_closing(s);
-	free(io);
+	srv_io_free(d, io);
 	if (s->dead && !s->inflight)
 		srv_sess_destroy(d, s);
 }
@@ -71,7 +102,7 @@ void srv_flush_deferred(struct srvd *d)
 
 #define SRV_AUX_TAG	1UL	/* user_data low bit: pre/post flush CQE */
 
-void srv_reap(struct srvd *d)
+unsigned int srv_reap(struct srvd *d)
 {
 	struct io_uring_cqe *cqe;
 	unsigned int head, n = 0;
@@ -99,6 +130,31 @@ void srv_reap(struct srvd *d)
 			srv_io_done(d, io);
 	}
 	io_uring_cq_advance(&d->ring, n);
+	d->fast.ring_cqes += n;
+	return n;
+}
+
+/*
+ * The IO of a wake-up, in batches: one io_uring_submit() for every SQE
+ * prepared since the last one (a request needs no system call of its
+ * own), the completions reaped at once (null_blk and page-cache IO are
+ * done by the time the submit returns), and their answers staged and
+ * posted as one chain per connection at the unplug.
+ */
+void srv_run_io(struct srvd *d)
+{
+	unsigned int n;
+
+	ibtrs_srv_plug(d->ctx);
+	do {
+		if (io_uring_sq_ready(&d->ring)) {
+			io_uring_submit(&d->ring);
+			d->fast.ring_submits++;
+		}
+		n = srv_reap(d);
+		srv_flush_deferred(d);
+	} while (n && io_uring_sq_ready(&d->ring));
+	ibtrs_srv_unplug(d->ctx);
 }
 
 /*
@@ -117,6 +173,7 @@ static int srv_sq_reserve(struct srvd *d, unsigned int need)
 			return -EAGAIN;
 		/* SQ full: hand the batch to the kernel. */
 		r = io_uring_submit(&d->ring);
+		d->fast.ring_submits++;
 		if (r < 0 && r != -EAGAIN && r != -EBUSY && r != -EINTR) {
 			srv_err("io_uring_submit: %s", strerror(-r));
 			return -EAGAIN;
@@ -169,7 +226,7 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 			strerror(-ret));
 		return ret;
 	}
-	io = calloc(1, sizeof(*io));
+	io = srv_io_alloc(d);
 	if (!io)
 		return -ENOMEM;
 	rw = le32_to_cpu(m->rw);
@@ -186,7 +243,7 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 	    !sd->buffered && ((uintptr_t)data & (sd->geom.lbs - 1))) {
 		/* O_DIRECT needs aligned memory; the chunk is not. */
 		if (posix_memalign(&io->bounce, 4096, io->len)) {
-			free(io);
+			srv_io_free(d, io);
 			return -ENOMEM;
 		}
 		if (io->opcode == IBNBD_OP_WRITE)
@@ -200,7 +257,7 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 		 * seconds: the worker thread runs it (srv_discard.c).
 		 */
 		if (!d->discard.running) {
-			free(io);
+			srv_io_free(d, io);
 			return -EOPNOTSUPP;
 		}
 		io->off = off;
@@ -216,7 +273,7 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 		srv_dbg("sess %s: %s on %s: no room in the io_uring", s->name,
 			ibnbd_op_name(io->opcode), sd->path);
 		free(io->bounce);
-		free(io);
+		srv_io_free(d, io);
 		return ret;
 	}
 	/* From here on io_uring_get_sqe() cannot fail (reserved above). */
@@ -230,10 +287,22 @@ int srv_handle_io(struct srvd *d, struct srv_sess *s,
 	sqe = io_uring_get_sqe(&d->ring);
 	switch (io->opcode) {
 	case IBNBD_OP_READ:
-		io_uring_prep_read(sqe, sd->fd, buf, io->len, off);
+		if (s->fixed >= 0 && buf == data) {
+			io_uring_prep_read_fixed(sqe, sd->fd, buf, io->len, off,
+						 s->fixed);
+			d->fast.fixed_ios++;
+		} else {
+			io_uring_prep_read(sqe, sd->fd, buf, io->len, off);
+		}
 		break;
 	case IBNBD_OP_WRITE:
-		io_uring_prep_write(sqe, sd->fd, buf, io->len, off);
+		if (s->fixed >= 0 && buf == data) {
+			io_uring_prep_write_fixed(sqe, sd->fd, buf, io->len, off,
+						  s->fixed);
+			d->fast.fixed_ios++;
+		} else {
+			io_uring_prep_write(sqe, sd->fd, buf, io->len, off);
+		}
 		if (flags & IBNBD_F_FUA)
 			sqe->rw_flags = RWF_DSYNC;
 		break;

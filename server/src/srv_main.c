@@ -3,9 +3,10 @@
  * srv_main.c - ibnbd-serverd: serves block devices and files found beneath
  * a search root to IBNBD clients over IBTRS.
  *
- * One epoll loop over four fds: the IBTRS server context (ibtrs_srv_fd),
- * the io_uring completion queue, a signalfd, and the eventfd of the
- * BLKDISCARD worker thread (srv_discard.c, the only other thread). Requests
+ * One wait, in ibtrs_srv_poll(), over the IBTRS server context and,
+ * watched by it (ibtrs_srv_watch_fd()), the io_uring completion queue, a
+ * signalfd, and the eventfd of the BLKDISCARD worker thread (srv_discard.c,
+ * the only other thread). Requests
  * arrive in srv_rdma_ev() (srv_sess.c, inside ibtrs_srv_poll); IO is queued
  * to io_uring and answered when its completion is reaped (srv_io.c).
  */
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <syslog.h>
@@ -24,20 +24,36 @@
 
 #include "srvd.h"
 
-static void srv_poll_ibtrs(struct srvd *d)
+/*
+ * The daemon's one wait: IBTRS's epoll fd watches the io_uring, the
+ * signalfd and the discard worker's eventfd too (ibtrs_srv_watch_fd()), so
+ * a wake-up costs one epoll_wait(); their callbacks run inside the poll.
+ */
+static void srv_poll_ibtrs(struct srvd *d, int timeout_ms)
 {
 	int r;
 
 	d->in_poll = true;
-	r = ibtrs_srv_poll(d->ctx, 0);
+	r = ibtrs_srv_poll(d->ctx, timeout_ms);
 	d->in_poll = false;
 	if (r < 0 && r != -EAGAIN && r != -EINTR)
 		srv_wrn("ibtrs_srv_poll: %s", strerror(-r));
 	srv_flush_deferred(d);
 }
 
-static int srv_handle_signal(struct srvd *d)
+static void srv_ring_ready(void *arg)
 {
+	(void)arg;	/* srv_run_io() reaps, right after the poll */
+}
+
+static void srv_discard_ready(void *arg)
+{
+	srv_discard_reap(arg);
+}
+
+static void srv_handle_signal(void *arg)
+{
+	struct srvd *d = arg;
 	struct signalfd_siginfo si;
 
 	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -59,20 +75,17 @@ static int srv_handle_signal(struct srvd *d)
 			break;
 		}
 	}
-	return 0;
 }
 
 static int srv_loop(struct srvd *d)
 {
-	struct epoll_event evs[8];
 	struct timespec stop_at = { 0 };
-	int n, i;
 
 	for (;;) {
 		int timeout = -1;
 
-		if (io_uring_sq_ready(&d->ring))
-			io_uring_submit(&d->ring);
+		/* the requests of the last wake-up: submit, reap, answer */
+		srv_run_io(d);
 		if (d->stopping) {
 			struct timespec now;
 
@@ -94,28 +107,7 @@ static int srv_loop(struct srvd *d)
 				return 0;
 			timeout = 50;
 		}
-		n = epoll_wait(d->epfd, evs, 8, timeout);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			srv_err("epoll_wait: %m");
-			return -errno;
-		}
-		for (i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
-
-			if (fd == d->ring.ring_fd)
-				srv_reap(d);
-			else if (fd == d->discard.efd)
-				srv_discard_reap(d);
-			else if (fd == d->sigfd)
-				srv_handle_signal(d);
-		}
-		/* Always let IBTRS run: its fd may aggregate timers too. */
-		for (i = 0; i < n; i++)
-			if (evs[i].data.fd == ibtrs_srv_fd(d->ctx))
-				srv_poll_ibtrs(d);
-		srv_reap(d);
+		srv_poll_ibtrs(d, timeout);
 	}
 }
 
@@ -169,12 +161,12 @@ int main(int argc, char **argv)
 	static struct srvd dd;
 	struct srvd *d = &dd;
 	struct ibtrs_srv_opts so = { 0 };
-	struct epoll_event ev = { .events = EPOLLIN };
 	char err[256];
 	sigset_t mask;
 	int ready_fd = -1, ret;
 	unsigned int entries;
 	struct srv_sess *s;
+	struct srv_io *io;
 
 	ret = srv_opts_parse(argc, argv, &d->o, err, sizeof(err));
 	if (ret == 1)
@@ -259,33 +251,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	srv_fixed_init(d);
 	d->ctx = ibtrs_srv_open(&so, &srv_ops, d, &ret);
 	if (!d->ctx) {
 		srv_err("cannot listen on port %u: %s", d->o.port, strerror(-ret));
 		return 1;
 	}
 
-	d->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (d->epfd < 0) {
-		srv_err("epoll_create1: %m");
-		return 1;
-	}
-	ev.data.fd = ibtrs_srv_fd(d->ctx);
-	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
-		goto epoll_err;
-	ev.data.fd = d->ring.ring_fd;
-	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
-		goto epoll_err;
-	ev.data.fd = d->sigfd;
-	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+	if (ibtrs_srv_watch_fd(d->ctx, d->ring.ring_fd, srv_ring_ready, d) ||
+	    ibtrs_srv_watch_fd(d->ctx, d->sigfd, srv_handle_signal, d))
 		goto epoll_err;
 	ret = srv_discard_start(&d->discard);
 	if (ret) {
 		srv_err("cannot start the discard thread: %s", strerror(-ret));
 		return 1;
 	}
-	ev.data.fd = d->discard.efd;
-	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+	if (ibtrs_srv_watch_fd(d->ctx, d->discard.efd, srv_discard_ready, d))
 		goto epoll_err;
 
 	{
@@ -321,13 +302,18 @@ int main(int argc, char **argv)
 		s->inflight = 0;	/* loop ended with d->inflight == 0 */
 		srv_sess_kill(d, s, "server shutdown");
 	}
+	srv_fixed_exit(d);
 	io_uring_queue_exit(&d->ring);
+	while ((io = d->io_cache)) {
+		d->io_cache = io->next;
+		free(io);
+	}
 	if (d->o.pidfile)
 		unlink(d->o.pidfile);
 	srv_info("exited cleanly");
 	return ret ? 1 : 0;
 
 epoll_err:
-	srv_err("epoll_ctl: %m");
+	srv_err("cannot watch the daemon's fds in the transport's epoll: %m");
 	return 1;
 }

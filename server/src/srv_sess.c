@@ -335,6 +335,7 @@ void srv_sess_destroy(struct srvd *d, struct srv_sess *s)
 	}
 	srv_stats_line(line, sizeof(line), &s->st);
 	srv_info("sess %s: gone: %s", s->name, line);
+	srv_fixed_detach(d, s);
 	free(s->devs);
 	free(s);
 }
@@ -374,12 +375,14 @@ void srv_link_ev(struct ibtrs_srv_sess *ts, enum ibtrs_srv_link_ev ev,
 			return;
 		}
 		s->ts = ts;
+		s->fixed = -1;
 		s->max_devs = d->o.max_devs;
 		s->ver = IBNBD_PROTO_VER_MAJOR;
 		snprintf(s->name, sizeof(s->name), "%s", ibtrs_srv_sessname(ts));
 		s->next = d->sessions;
 		d->sessions = s;
 		ibtrs_srv_set_sess_priv(ts, s);
+		srv_fixed_attach(d, s);
 		srv_info("sess %s: connected (%d path%s)", s->name,
 			 ibtrs_srv_sess_paths(ts),
 			 ibtrs_srv_sess_paths(ts) == 1 ? "" : "s");

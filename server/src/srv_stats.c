@@ -77,6 +77,31 @@ void srv_stats_dump(struct srvd *d, FILE *f)
 	fprintf(f, "\n");
 	srv_stats_line(line, sizeof(line), &d->total);
 	fprintf(f, "total %s\n", line);
+	if (d->ctx) {
+		struct ibtrs_srv_stats ts;
+
+		ibtrs_srv_get_stats(d->ctx, &ts);
+		fprintf(f, "fastpath ring_submits=%llu ring_cqes=%llu io_allocs=%llu "
+			"fixed_ios=%llu "
+			"requests=%llu answers=%llu signaled=%llu post_sends=%llu "
+			"send_wrs=%llu post_recvs=%llu recv_wrs=%llu cq_sweeps=%llu "
+			"cqes=%llu cq_arms=%llu cq_events=%llu\n",
+			(unsigned long long)d->fast.ring_submits,
+			(unsigned long long)d->fast.ring_cqes,
+			(unsigned long long)d->fast.io_allocs,
+			(unsigned long long)d->fast.fixed_ios,
+			(unsigned long long)ts.requests,
+			(unsigned long long)ts.answers,
+			(unsigned long long)ts.signaled,
+			(unsigned long long)ts.post_sends,
+			(unsigned long long)ts.send_wrs,
+			(unsigned long long)ts.post_recvs,
+			(unsigned long long)ts.recv_wrs,
+			(unsigned long long)ts.cq_sweeps,
+			(unsigned long long)ts.cqes,
+			(unsigned long long)ts.cq_arms,
+			(unsigned long long)ts.cq_events);
+	}
 	for (s = d->sessions; s; s = s->next) {
 		srv_stats_line(line, sizeof(line), &s->st);
 		fprintf(f, "session %s paths=%d ver=%u inflight=%u bad_msgs=%llu %s\n",

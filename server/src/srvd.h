@@ -35,6 +35,28 @@ struct srv_stats {
 	uint64_t flushes, discards, write_zeroes, errors;
 };
 
+/*
+ * The daemon's side of the data path's cost: io_uring_submit() calls
+ * (each an io_uring_enter() system call when it has SQEs), the CQEs they
+ * reaped, and srv_io objects that had to be allocated (the rest came from
+ * the cache).
+ */
+struct srv_fast_stats {
+	uint64_t ring_submits, ring_cqes, io_allocs, fixed_ios;
+};
+
+/*
+ * io_uring registered buffers (srv_fixed.c): one sparse table of @n slots,
+ * one slot per session holding its chunk pool, so READ/WRITE of a chunk
+ * need no page pinning per IO (READ_FIXED/WRITE_FIXED). @ok: the table
+ * exists; @free: stack of free slot numbers, @nfree of them.
+ */
+struct srv_fixed {
+	bool ok;
+	unsigned int n;
+	unsigned int *free, nfree;
+};
+
 struct srv_sess;
 
 /* One device opened by one session. */
@@ -66,6 +88,8 @@ struct srv_sess {
 	struct srv_sess_dev *closing;	/* closed, IO still in flight */
 	struct srv_stats st;		/* includes closed devices */
 	uint64_t bad_msgs;
+	int fixed;			/* io_uring buffer slot of the chunk
+					 * pool, or -1 (srv_fixed.c) */
 };
 
 struct srv_io {
@@ -105,12 +129,16 @@ struct srvd {
 	int root_fd;
 	struct ibtrs_srv_ctx *ctx;
 	struct io_uring ring;
-	int epfd, sigfd;
+	int sigfd;
 	uint32_t chunk_size;
 	uint16_t gen;			/* high half of device handles */
 	struct srv_dev_reg reg;
 	struct srv_sess *sessions;
 	struct srv_io *deferred, **deferred_tail;
+	struct srv_io *io_cache;	/* free srv_io objects, reused */
+	unsigned int io_cached;
+	struct srv_fast_stats fast;
+	struct srv_fixed fixed;
 	bool in_poll;
 	bool stopping;
 	unsigned int inflight;		/* all sessions */
@@ -146,9 +174,18 @@ void srv_sess_destroy(struct srvd *d, struct srv_sess *s);
 int srv_handle_io(struct srvd *d, struct srv_sess *s, struct ibtrs_srv_op *op,
 		  enum ibtrs_dir dir, void *data, size_t datalen,
 		  const void *usr, size_t usrlen);
-void srv_reap(struct srvd *d);
+unsigned int srv_reap(struct srvd *d);
 void srv_io_done(struct srvd *d, struct srv_io *io);
 void srv_flush_deferred(struct srvd *d);
+void srv_run_io(struct srvd *d);
+struct srv_io *srv_io_alloc(struct srvd *d);
+void srv_io_free(struct srvd *d, struct srv_io *io);
+
+/* ---- srv_fixed.c: the chunk pools as io_uring registered buffers --- */
+void srv_fixed_init(struct srvd *d);
+void srv_fixed_exit(struct srvd *d);
+void srv_fixed_attach(struct srvd *d, struct srv_sess *s);
+void srv_fixed_detach(struct srvd *d, struct srv_sess *s);
 
 /* ---- srv_discard.c: BLKDISCARD in a worker thread ------------------ */
 int srv_discard_start(struct srv_discard_worker *dw);

@@ -53,6 +53,30 @@ int ibtrs_srv_sess_paths(const struct ibtrs_srv_sess *sess)
 	(void)sess;
 	return 1;
 }
+void ibtrs_srv_sess_pool(const struct ibtrs_srv_sess *sess, void **addr,
+			 size_t *len)
+{
+	(void)sess;
+	*addr = NULL;
+	*len = 0;
+}
+static int plug_depth;
+void ibtrs_srv_plug(struct ibtrs_srv_ctx *ctx)
+{
+	(void)ctx;
+	plug_depth++;
+}
+void ibtrs_srv_unplug(struct ibtrs_srv_ctx *ctx)
+{
+	(void)ctx;
+	plug_depth--;
+}
+void ibtrs_srv_get_stats(const struct ibtrs_srv_ctx *ctx,
+			 struct ibtrs_srv_stats *st)
+{
+	(void)ctx;
+	memset(st, 0, sizeof(*st));
+}
 /* ---- io_uring_submit, wrapped (-Wl,--wrap) --------------------------- */
 
 /*

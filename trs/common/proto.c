@@ -5,13 +5,14 @@
  */
 #include "trs_common.h"
 
+/*
+ * The compiler's memcpy (inlined for small constant sizes, else a call to
+ * the kernel's or libc's memcpy): a byte loop cost ~5 instructions a byte,
+ * ~0.4k per request header on the server.
+ */
 static void trs_bytes_copy(void *dst, const void *src, __u32 len)
 {
-	__u8 *d = dst;
-	const __u8 *s = src;
-
-	while (len--)
-		*d++ = *s++;
+	__builtin_memcpy(dst, src, len);
 }
 
 static void trs_bytes_zero(void *dst, __u32 len)

@@ -112,6 +112,16 @@ int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out);
  * @ctrl_loss_tmo_ms: with every path down, IO is queued this long, then
  *	failed with -ENOTCONN; <0 waits forever (30000). Like nvme's
  *	ctrl_loss_tmo.
+ * @busy_poll: ibtrs_clt_poll() polls the CQs itself and never arms them
+ *	nor sleeps: no system call on the data path but the provider's
+ *	doorbell (the RDMA CM channel, timers and uevents are looked at once
+ *	per 50 ms tick). Waiting calls spin.
+ * @busy_poll_yield: with @busy_poll, after this many rounds in a row
+ *	that found nothing, sched_yield() (0: never). Where the server shares
+ *	the CPU (one guest, one vCPU), a spinning client otherwise keeps it
+ *	from running until the scheduler preempts the spinner; the yield is a
+ *	system call on the idle path only, never when completions are there. ibtrs_clt_fd() then never
+ *	becomes readable for completions: do not sleep on it.
  */
 struct ibtrs_clt_opts {
 	const char *sessname;
@@ -126,6 +136,8 @@ struct ibtrs_clt_opts {
 	unsigned int reconnect_min_ms;
 	unsigned int reconnect_max_ms;
 	int ctrl_loss_tmo_ms;
+	bool busy_poll;
+	unsigned int busy_poll_yield;
 };
 
 /**
@@ -180,11 +192,33 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 		      size_t usr_len, const struct iovec *iov, int iovcnt,
 		      ibtrs_conf_fn conf, void *priv);
 
-/* Event loop: fd is readable when ibtrs_clt_poll() has work. */
+/**
+ * ibtrs_clt_plug() / ibtrs_clt_unplug() - batch posting. While a session is
+ * plugged (plugs nest), ibtrs_clt_request() prepares each IO's work
+ * requests and stages them on its connection; the last unplug posts each
+ * connection's staged chain with one ibv_post_send() (one doorbell; on
+ * rxe one write() system call) in submission order. ibtrs_clt_poll()
+ * posts what is staged before it does anything else (it never waits for
+ * an IO that was not posted) and plugs itself while it runs callbacks, so
+ * IO submitted from them goes out in one chain per connection too.
+ */
+void ibtrs_clt_plug(struct ibtrs_clt *clt);
+void ibtrs_clt_unplug(struct ibtrs_clt *clt);
+
+/*
+ * Event loop fd: readable for timers, connection events and completions of
+ * CQs that are armed. ibtrs_clt_poll() reaps the CQs without a system call
+ * and arms them only when it is about to wait itself, so wait through
+ * ibtrs_clt_poll(clt, timeout), not by sleeping on this fd (that would see
+ * completions only at the next 50 ms tick).
+ */
 int ibtrs_clt_fd(const struct ibtrs_clt *clt);
 /**
  * ibtrs_clt_poll() - handle events; runs completion callbacks.
  * @timeout_ms: 0 = do not wait, <0 = wait until something completes.
+ * Reaps every CQ first (no system call); only if nothing completed and
+ * @timeout_ms allows it, waits: arms the CQs and sleeps in epoll for one
+ * round (event mode), or spins on the CQs (@busy_poll).
  * Returns the number of IO callbacks run, or a negative errno.
  */
 int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms);
@@ -224,6 +258,14 @@ struct ibtrs_path_stats {
 	uint64_t proto_errors;	/* successful READ answers not covering the
 				 * request: IO failed with EIO, path failed */
 	unsigned int inflight;
+	/* verbs calls of the path's connections, all of them so far:
+	 * ibv_post_send calls and their WRs (a chain is one call), receive
+	 * posts and WRs, CQ sweeps that reaped something and the completions,
+	 * CQ arms and completion events read */
+	uint64_t post_sends, send_wrs;
+	uint64_t post_recvs, recv_wrs;
+	uint64_t cq_sweeps, cqes;
+	uint64_t cq_arms, cq_events;
 };
 
 struct ibtrs_clt_stats {
@@ -303,12 +345,56 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx);
 int ibtrs_srv_fd(const struct ibtrs_srv_ctx *ctx);
 int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms);
+/**
+ * ibtrs_srv_watch_fd() - let ibtrs_srv_poll() wait for @fd too: when it is
+ * readable, the poll calls @cb(@arg) (in the poll, like the other
+ * callbacks, plugged). A server whose only wait is ibtrs_srv_poll() makes
+ * one epoll_wait() per wake-up instead of two (its own and ours, nested).
+ * Up to 8 fds; 0 or -errno.
+ */
+int ibtrs_srv_watch_fd(struct ibtrs_srv_ctx *ctx, int fd, void (*cb)(void *arg),
+		       void *arg);
 
 /* Answer a request; @status 0 or negative errno. For READ, @len bytes of
  * the chunk are sent (<= the datalen of rdma_ev). */
 int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len);
 
+/**
+ * ibtrs_srv_plug() / ibtrs_srv_unplug() - batch answers. While the context
+ * is plugged (plugs nest), ibtrs_srv_resp() stages the answer's work
+ * requests on its connection; the last unplug posts each connection's
+ * answers as one chain (one ibv_post_send), of which only the last WR is
+ * signaled, and only every few WRs or when the send queue is half full
+ * (the send queue never overflows: answers that do not fit wait for a
+ * signaled completion). ibtrs_srv_poll() plugs itself while it runs the
+ * callbacks, so answers given inside rdma_ev go out in chains too.
+ */
+void ibtrs_srv_plug(struct ibtrs_srv_ctx *ctx);
+void ibtrs_srv_unplug(struct ibtrs_srv_ctx *ctx);
+
+/**
+ * struct ibtrs_srv_stats - verbs calls of every connection the context has
+ * had (cumulative): as &struct ibtrs_path_stats, plus @answers (answers
+ * posted) and @signaled (those posted signaled).
+ */
+struct ibtrs_srv_stats {
+	uint64_t post_sends, send_wrs;
+	uint64_t post_recvs, recv_wrs;
+	uint64_t cq_sweeps, cqes;
+	uint64_t cq_arms, cq_events;
+	uint64_t requests, answers, signaled;
+};
+void ibtrs_srv_get_stats(const struct ibtrs_srv_ctx *ctx,
+			 struct ibtrs_srv_stats *st);
+
 const char *ibtrs_srv_sessname(const struct ibtrs_srv_sess *sess);
+/*
+ * The session's chunk pool (every @data of rdma_ev lies in it), e.g. to
+ * register it with an IO engine; valid while the session is (until the
+ * last request of a disconnected session is answered).
+ */
+void ibtrs_srv_sess_pool(const struct ibtrs_srv_sess *sess, void **addr,
+			 size_t *len);
 void ibtrs_srv_set_sess_priv(struct ibtrs_srv_sess *sess, void *priv);
 void *ibtrs_srv_ctx_priv(const struct ibtrs_srv_ctx *ctx);
 int ibtrs_srv_sess_paths(const struct ibtrs_srv_sess *sess);

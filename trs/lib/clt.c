@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 
@@ -114,7 +115,9 @@ void trs_clt_req_done_ref(struct trs_clt_req *req)
 		return;
 	TAILQ_REMOVE(&path->inflight_list, req, link);
 	path->inflight--;
-	trs_clt_lat_sample(clt, path, trs_now_us() - req->post_us);
+	/* the round's clock: taken just before this reap (or wake-up) */
+	trs_clt_lat_sample(clt, path, clt->now_us > req->post_us ?
+			   clt->now_us - req->post_us : 0);
 	trs_clt_req_unmap(req);
 	req->path = NULL;
 	req->con = NULL;
@@ -239,16 +242,90 @@ static void trs_clt_tick(struct trs_evsrc *src)
 	}
 }
 
-static int trs_clt_run_once(struct ibtrs_clt *clt, int timeout_ms)
+/* Reap every connection's CQ directly: no system call (on rxe). */
+static void trs_clt_reap_all(struct ibtrs_clt *clt)
 {
-	int err = trs_epoll_dispatch(clt->epfd, timeout_ms);
+	unsigned int i;
+	int p;
 
-	if (err)
-		return err;
+	for (p = 0; p < clt->npaths; p++) {
+		struct trs_clt_path *path = clt->paths[p];
+
+		if (!path->cons || path->fail_pending)
+			continue;
+		for (i = 0; i < path->ncons; i++)
+			if (path->cons[i].c.cq)
+				trs_con_reap(&path->cons[i].c);
+	}
+}
+
+/* Before a wait: arm every CQ; the completions that raced in meanwhile. */
+static int trs_clt_arm_all(struct ibtrs_clt *clt)
+{
+	unsigned int i;
+	int p, n = 0;
+
+	for (p = 0; p < clt->npaths; p++) {
+		struct trs_clt_path *path = clt->paths[p];
+
+		if (!path->cons || path->fail_pending)
+			continue;
+		for (i = 0; i < path->ncons; i++)
+			if (path->cons[i].c.cq)
+				n += trs_con_arm(&path->cons[i].c);
+	}
+	return n;
+}
+
+/* After callbacks ran: failed paths torn down, pending IO dispatched. */
+static void trs_clt_after_round(struct ibtrs_clt *clt)
+{
 	trs_clt_process_failures(clt);
 	trs_devwatch_poll(&clt->devwatch);
 	trs_clt_dispatch_pending(clt);
-	return 0;
+	ibtrs_clt_unplug(clt);
+}
+
+/*
+ * One round without waiting: reap the CQs (the callbacks may submit IO: it
+ * is staged and goes out in one chain per connection at the end of the
+ * round); once per tick also look at the epoll fd without waiting (RDMA CM
+ * events, the timer, device uevents, completion events to read): the only
+ * system call of the round but the doorbells.
+ */
+static int trs_clt_round(struct ibtrs_clt *clt)
+{
+	uint64_t now;
+	int err = 0;
+
+	ibtrs_clt_plug(clt);
+	now = trs_now_us();
+	clt->now_us = now;
+	trs_clt_reap_all(clt);
+	if (now >= clt->next_tick_us) {
+		clt->next_tick_us = now + TRS_TICK_MS * 1000ULL;
+		err = trs_epoll_dispatch_at(clt->epfd, 0, &clt->now_us);
+	}
+	trs_clt_after_round(clt);
+	return err;
+}
+
+/*
+ * Nothing came: arm the CQs (and reap what raced in; not in busy-poll
+ * mode, which only waits here while connecting), then wait up to
+ * @timeout_ms on the session's epoll fd and run what is ready.
+ */
+static int trs_clt_wait(struct ibtrs_clt *clt, int timeout_ms)
+{
+	int err = 0;
+
+	ibtrs_clt_plug(clt);
+	/* busy poll (connecting): nothing is armed, the rounds reap */
+	if (clt->opts.busy_poll || !trs_clt_arm_all(clt))
+		err = trs_epoll_dispatch_at(clt->epfd, timeout_ms, &clt->now_us);
+	clt->next_tick_us = clt->now_us + TRS_TICK_MS * 1000ULL;
+	trs_clt_after_round(clt);
+	return err;
 }
 
 static bool trs_clt_busy(const struct ibtrs_clt *clt)
@@ -263,17 +340,49 @@ static bool trs_clt_busy(const struct ibtrs_clt *clt)
 	return false;
 }
 
+/*
+ * Reap first, always (no system call); only when nothing completed and the
+ * caller wants to wait: busy poll spins on the CQs, event mode arms them
+ * and sleeps in epoll (one round: a timer or connection event ends it, as
+ * an IO does).
+ */
 int ibtrs_clt_poll(struct ibtrs_clt *clt, int timeout_ms)
 {
+	uint64_t end = 0;
+	unsigned int empty = 0;
 	int err;
 
 	clt->ncompleted = 0;
-	do {
-		err = trs_clt_run_once(clt, timeout_ms < 0 ? TRS_TICK_MS * 2 :
-				       timeout_ms);
+	trs_clt_flush(clt);	/* never wait for IO that was not posted */
+	if (timeout_ms > 0)
+		end = trs_now_us() + timeout_ms * 1000ULL;
+	for (;;) {
+		err = trs_clt_round(clt);
 		if (err)
 			return err;
-	} while (timeout_ms < 0 && !clt->ncompleted && trs_clt_busy(clt));
+		if (clt->ncompleted || !timeout_ms)
+			break;
+		if (timeout_ms < 0 && !trs_clt_busy(clt))
+			break;
+		if (clt->opts.busy_poll) {
+			if (timeout_ms > 0 && trs_now_us() >= end)
+				break;
+			if (clt->opts.busy_poll_yield &&
+			    ++empty >= clt->opts.busy_poll_yield) {
+				sched_yield();	/* idle: let the server run */
+				empty = 0;
+			}
+			continue;
+		}
+		err = trs_clt_wait(clt, timeout_ms < 0 ? TRS_TICK_MS * 2 :
+				   timeout_ms);
+		if (err)
+			return err;
+		if (clt->ncompleted || timeout_ms > 0)
+			break;
+		if (!trs_clt_busy(clt))
+			break;
+	}
 	return clt->ncompleted;
 }
 
@@ -387,7 +496,9 @@ struct ibtrs_clt *ibtrs_clt_open(const struct ibtrs_clt_opts *opts,
 		}
 		if (settled)
 			break;
-		ret = trs_clt_run_once(clt, TRS_TICK_MS);
+		ret = trs_clt_round(clt);
+		if (!ret && !clt->ncompleted)
+			ret = trs_clt_wait(clt, clt->opts.busy_poll ? 1 : TRS_TICK_MS);
 		if (ret)
 			goto out_free;
 	}
@@ -495,7 +606,6 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 	req->conf = conf;
 	req->priv = priv;
 	req->seq = ++clt->seq;
-	req->start_us = trs_now_us();
 	req->final_status = 0;
 	req->bounce = true;
 	if (iovcnt == 1) {
@@ -595,8 +705,21 @@ int ibtrs_clt_get_stats(const struct ibtrs_clt *clt, struct ibtrs_clt_stats *st)
 	st->npaths = clt->npaths;
 	for (i = 0; i < clt->npaths; i++) {
 		const struct trs_clt_path *p = clt->paths[i];
+		struct trs_con_stats cs = p->con_st;
+		unsigned int c;
 
+		if (p->cons)
+			for (c = 0; c < p->ncons; c++)
+				trs_con_stats_sum(&cs, &p->cons[c].c);
 		st->path[i] = p->st;
+		st->path[i].post_sends = cs.post_sends;
+		st->path[i].send_wrs = cs.send_wrs;
+		st->path[i].post_recvs = cs.post_recvs;
+		st->path[i].recv_wrs = cs.recv_wrs;
+		st->path[i].cq_sweeps = cs.sweeps;
+		st->path[i].cqes = cs.cqes;
+		st->path[i].cq_arms = cs.arms;
+		st->path[i].cq_events = cs.events;
 		snprintf(st->path[i].addr, sizeof(st->path[i].addr), "%s",
 			 p->addr_str);
 		st->path[i].state = p->state;

@@ -8,11 +8,19 @@
 
 struct trs_clt_path;
 
+struct trs_clt_req;
+
+/*
+ * @staged/@staged_tail: requests whose WRs wait, chained, for the session's
+ * unplug (ibtrs_clt_plug()); @staged_wrs counts their WRs.
+ */
 struct trs_clt_con {
 	struct trs_con c;
 	struct trs_clt_path *path;
 	bool established;
 	uint8_t stage;		/* last RDMA CM step done: TRS_STAGE_* */
+	struct trs_clt_req *staged, **staged_tail;
+	unsigned int staged_wrs;
 };
 enum { TRS_STAGE_ID, TRS_STAGE_ADDR, TRS_STAGE_ROUTE, TRS_STAGE_EST };
 
@@ -47,8 +55,12 @@ struct trs_clt_req {
 	bool rsp_pending;		/* posted, no response yet */
 	uint32_t rkey;			/* rkey sent to the server */
 	struct ibv_mr *io_mr;		/* per-IO registration (fallback) */
+	/* the posted WRs: [bind_wr ->] wr, kept until posted (staging) */
+	struct ibv_send_wr bind_wr, wr;
+	struct ibv_sge sge[2];
+	bool bind;			/* bind_wr in front of wr */
+	struct trs_clt_req *stage_next;	/* con's staged list */
 	uint64_t seq;
-	uint64_t start_us;
 	uint64_t post_us;		/* posted on its path (latency sample) */
 	TAILQ_ENTRY(trs_clt_req) link;	/* pending queue or path inflight */
 };
@@ -96,6 +108,7 @@ struct trs_clt_path {
 	struct trs_hb hb;	/* heartbeat and liveness (common/hb.c) */
 	struct trs_cqe hb_cqe;
 	struct ibtrs_path_stats st;
+	struct trs_con_stats con_st;	/* of connections already destroyed */
 };
 
 struct ibtrs_clt {
@@ -132,6 +145,10 @@ struct ibtrs_clt {
 	uint64_t seq;
 	int ncompleted;			/* callbacks run in this poll */
 	bool closing;
+	unsigned int plugged;		/* ibtrs_clt_plug() depth */
+	unsigned int nstaged;		/* requests staged on connections */
+	uint64_t next_tick_us;		/* next look at the epoll fd */
+	uint64_t now_us;		/* clock at the start of this round */
 };
 
 static inline void *trs_clt_bounce(struct ibtrs_clt *clt, uint32_t id)
@@ -163,6 +180,8 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 
 /* clt_io.c */
 int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req);
+void trs_clt_flush(struct ibtrs_clt *clt);
+void trs_clt_con_drop_staged(struct trs_clt_con *con);
 int trs_clt_rsp_check(struct trs_clt_req *req, int status, const void *rsp);
 
 /* mem.c */

@@ -2,7 +2,9 @@
 /*
  * clt_io.c - post one IO on a path: a single RDMA WRITE WITH IMM into the
  * request's server chunk (plus an unsignaled memory-window bind in front of
- * it for reads). The server's answer is the second and last message.
+ * it for reads). The server's answer is the second and last message. While
+ * the session is plugged the WRs are staged per connection and go out as
+ * one chain, with one ibv_post_send(), at the unplug.
  */
 #include <string.h>
 #include <arpa/inet.h>
@@ -72,8 +74,115 @@ int trs_clt_rsp_check(struct trs_clt_req *req, int status, const void *rsp)
 	return -EIO;
 }
 
+/* After the WRs of @req went out: the bookkeeping of a posted request. */
+static void trs_clt_req_posted(struct trs_clt_req *req)
+{
+	struct trs_clt_path *path = req->path;
+
+	if (req->bind) {
+		/* The provider sends mw->rkey as the MW's current key with the
+		 * next bind, so the consumer updates it once the bind is posted. */
+		path->mw_rkey[req->id] = req->rkey;
+		path->mw[req->id]->rkey = req->rkey;
+		path->st.reg_wrs++;
+	}
+}
+
+/*
+ * Post the staged chain of @con with one ibv_post_send(). A failed post
+ * fails the path: its teardown moves every request of the path, staged or
+ * posted, back to the pending queue.
+ */
+static void trs_clt_con_flush(struct trs_clt_con *con)
+{
+	struct trs_clt_path *path = con->path;
+	struct trs_clt_req *req, *first = con->staged;
+	unsigned int nwrs = con->staged_wrs;
+	int err;
+
+	if (!first)
+		return;
+	for (req = first; req; req = req->stage_next)
+		path->clt->nstaged--;
+	con->staged = NULL;
+	con->staged_tail = &con->staged;
+	con->staged_wrs = 0;
+	if (path->fail_pending || con->c.dead)
+		return;		/* the teardown re-queues them */
+	err = trs_con_post_send(&con->c, first->bind ? &first->bind_wr :
+				&first->wr, nwrs);
+	if (err) {
+		trs_clt_path_fail(path, "posting %u work requests failed: %s",
+				  nwrs, strerror(-err));
+		return;
+	}
+	for (req = first; req; req = req->stage_next)
+		trs_clt_req_posted(req);
+}
+
+/* Forget @con's staged requests (its path is being torn down). */
+void trs_clt_con_drop_staged(struct trs_clt_con *con)
+{
+	struct trs_clt_req *req;
+
+	for (req = con->staged; req; req = req->stage_next)
+		con->path->clt->nstaged--;
+	con->staged = NULL;
+	con->staged_tail = &con->staged;
+	con->staged_wrs = 0;
+}
+
+/* Post every connection's staged chain. */
+void trs_clt_flush(struct ibtrs_clt *clt)
+{
+	unsigned int i;
+	int p;
+
+	for (p = 0; p < clt->npaths && clt->nstaged; p++) {
+		struct trs_clt_path *path = clt->paths[p];
+
+		if (!path->cons)
+			continue;
+		for (i = 0; i < path->ncons; i++)
+			if (path->cons[i].staged)
+				trs_clt_con_flush(&path->cons[i]);
+	}
+}
+
+void ibtrs_clt_plug(struct ibtrs_clt *clt)
+{
+	clt->plugged++;
+}
+
+void ibtrs_clt_unplug(struct ibtrs_clt *clt)
+{
+	if (clt->plugged && --clt->plugged)
+		return;
+	trs_clt_flush(clt);
+}
+
+/* Append @req's WRs to @con's staged chain. */
+static void trs_clt_con_stage(struct trs_clt_con *con, struct trs_clt_req *req)
+{
+	struct ibv_send_wr *head = req->bind ? &req->bind_wr : &req->wr;
+
+	if (con->staged) {
+		struct trs_clt_req *last = trs_container_of(con->staged_tail,
+					struct trs_clt_req, stage_next);
+
+		last->wr.next = head;
+	}
+	req->wr.next = NULL;
+	req->stage_next = NULL;
+	*con->staged_tail = req;
+	con->staged_tail = &req->stage_next;
+	con->staged_wrs += req->bind ? 2 : 1;
+	con->path->clt->nstaged++;
+}
+
 /**
- * trs_clt_post_req() - post @req on @path.
+ * trs_clt_post_req() - post @req on @path, or stage it while the session is
+ * plugged (posted by the unplug, in order, in one chain per connection).
  * Return: 0, or -errno (nothing posted; the caller fails the path and
  * keeps the request queued).
  */
@@ -86,8 +195,8 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	struct trs_io_req_info io = {
 		.usr_len = req->usr_len, .seq = req->seq,
 	};
-	struct ibv_send_wr bind_wr = { 0 }, wr = { 0 }, *first = &wr, *bad;
-	struct ibv_sge sge[2];
+	struct ibv_send_wr *wr = &req->wr;
+	struct ibv_sge *sge = req->sge;
 	int nsge = 0, err;
 	void *hdr = trs_clt_hdr(clt, req->id);
 	void *buf = NULL;
@@ -97,6 +206,9 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	req->inv_cqe.done = trs_clt_inv_done;
 	req->need_inv = false;
 	req->io_mr = NULL;
+	req->bind = false;
+	memset(wr, 0, sizeof(*wr));
+	memset(&req->bind_wr, 0, sizeof(req->bind_wr));
 	if (req->len) {
 		buf = req->bounce ? trs_clt_bounce(clt, req->id) : req->iov[0].iov_base;
 		mr = req->bounce ? path->iobuf_mr : trs_clt_find_mr(path, buf, req->len);
@@ -112,11 +224,11 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 			sge[nsge].lkey = mr->lkey;
 			nsge++;
 		}
-		wr.wr.rdma.remote_addr = slot + clt->params.chunk_size - req->len;
+		wr->wr.rdma.remote_addr = slot + clt->params.chunk_size - req->len;
 	} else {
 		io.type = TRS_MSG_IO_READ;
 		if (req->len) {
-			err = trs_clt_req_map_read(path, req, buf, mr, &bind_wr);
+			err = trs_clt_req_map_read(path, req, buf, mr, &req->bind_wr);
 			if (err)
 				return err;
 			io.sg_cnt = 1;
@@ -125,13 +237,13 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 			io.rlen = (uint32_t)req->len;
 			if (req->need_inv && clt->opts.inval_mode == IBTRS_INVAL_REMOTE)
 				io.flags = TRS_IO_F_NEED_INV;
-			if (bind_wr.opcode == IBV_WR_BIND_MW) {
-				bind_wr.wr_id = (uintptr_t)&req->send_cqe;
-				bind_wr.next = &wr;
-				first = &bind_wr;
+			if (req->bind_wr.opcode == IBV_WR_BIND_MW) {
+				req->bind_wr.wr_id = (uintptr_t)&req->send_cqe;
+				req->bind_wr.next = wr;
+				req->bind = true;
 			}
 		}
-		wr.wr.rdma.remote_addr = slot + clt->params.chunk_size;
+		wr->wr.rdma.remote_addr = slot + clt->params.chunk_size;
 	}
 	trs_io_req_encode(hdr, &io);
 	sge[nsge].addr = (uintptr_t)hdr;
@@ -139,25 +251,22 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	sge[nsge].lkey = path->iobuf_mr->lkey;
 	nsge++;
 
-	wr.wr_id = (uintptr_t)&req->send_cqe;
-	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ, req->id, 0));
-	wr.wr.rdma.rkey = path->pool_rkey;
-	wr.sg_list = sge;
-	wr.num_sge = nsge;
+	wr->wr_id = (uintptr_t)&req->send_cqe;
+	wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	wr->imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ, req->id, 0));
+	wr->wr.rdma.rkey = path->pool_rkey;
+	wr->sg_list = sge;
+	wr->num_sge = nsge;
 
-	err = ibv_post_send(con->c.qp, first, &bad);
-	if (err) {
-		trs_clt_req_unmap(req);
-		return -err;
-	}
-	if (first == &bind_wr) {
-		/* The provider sends mw->rkey as the MW's current key with the
-		 * next bind, so the consumer updates it once the bind is posted. */
-		path->mw_rkey[req->id] = req->rkey;
-		path->mw[req->id]->rkey = req->rkey;
-		path->st.reg_wrs++;
+	if (!clt->plugged && !con->staged) {
+		/* not plugged: straight out, one post for this request */
+		err = trs_con_post_send(&con->c, req->bind ? &req->bind_wr : wr,
+					req->bind ? 2 : 1);
+		if (err) {
+			trs_clt_req_unmap(req);
+			return err;
+		}
 	}
 	req->path = path;
 	req->con = con;
@@ -174,6 +283,13 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	} else {
 		path->st.reads++;
 		path->st.read_bytes += req->len;
+	}
+	if (clt->plugged || con->staged) {
+		trs_clt_con_stage(con, req);
+		if (!clt->plugged)
+			trs_clt_con_flush(con);
+	} else {
+		trs_clt_req_posted(req);
 	}
 	return 0;
 }

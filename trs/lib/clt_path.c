@@ -84,6 +84,13 @@ static void trs_clt_ctrl_send_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 				  ibv_wc_status_str(wc->status));
 }
 
+static void trs_clt_con_fail(struct trs_con *con, const char *why)
+{
+	struct trs_clt_con *ccon = trs_container_of(con, struct trs_clt_con, c);
+
+	trs_clt_path_fail(ccon->path, "%s", why);
+}
+
 static void trs_clt_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 {
 	struct trs_clt_path *path = trs_container_of(cqe, struct trs_clt_path, hb_cqe);
@@ -115,6 +122,7 @@ int trs_clt_path_connect(struct trs_clt_path *path)
 		con->path = path;
 		con->c.cid = (uint16_t)i;
 		con->c.owner = path;
+		con->staged_tail = &con->staged;
 		if (rdma_create_id(clt->cm_ch, &con->c.cm_id, con, RDMA_PS_TCP)) {
 			err = -errno;
 			trs_clt_path_fail(path, "rdma_create_id: %s", strerror(errno));
@@ -185,6 +193,7 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 		for (i = 0; i < path->ncons; i++) {
 			struct trs_clt_con *con = &path->cons[i];
 
+			trs_clt_con_drop_staged(con);	/* re-queued above */
 			if (!con->c.cm_id)
 				continue;
 			uint64_t t0 = trs_now_us(), t1, t2;
@@ -192,6 +201,7 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 			if (con->established && !con->c.removed)
 				rdma_disconnect(con->c.cm_id);
 			t1 = trs_now_us();
+			trs_con_stats_sum(&path->con_st, &con->c);
 			if (con->c.qp || con->c.cq)
 				trs_con_destroy(&con->c);
 			t2 = trs_now_us();
@@ -237,6 +247,7 @@ static void trs_clt_con_addr_resolved(struct trs_clt_con *con)
 		.epfd = clt->epfd,
 		.recv_done = trs_clt_recv_done,
 		.send_done = trs_clt_ctrl_send_done,
+		.fail = trs_clt_con_fail,
 	};
 	uint8_t tmo = TRS_ACK_TIMEOUT;
 	int err;
@@ -462,12 +473,12 @@ static void trs_clt_io_rsp(struct trs_clt_path *path, uint32_t id, int status,
 			.opcode = IBV_WR_LOCAL_INV,
 			.send_flags = IBV_SEND_SIGNALED,
 			.invalidate_rkey = req->rkey,
-		}, *bad;
-		int err = ibv_post_send(req->con->c.qp, &wr, &bad);
+		};
+		int err = trs_con_post_send(&req->con->c, &wr, 1);
 
 		if (err) {
 			trs_clt_path_fail(path, "LOCAL_INV post failed: %s",
-					  strerror(err));
+					  strerror(-err));
 			return;
 		}
 		path->st.reg_wrs++;
@@ -492,8 +503,8 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 		trs_clt_path_fail(path, "bad receive: %s", why);
 		return;
 	}
-	now = trs_now_us();
-	trs_hb_on_rx(&path->hb, now);
+	/* life: the round's clock is close enough (the timeout is 1.5 s) */
+	trs_hb_on_rx(&path->hb, clt->now_us);
 	switch (m.kind) {
 	case TRS_RX_HB:
 		if (trs_con_post_send_imm(&path->cons[0].c,
@@ -502,6 +513,7 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 			trs_clt_path_fail(path, "cannot answer heartbeat");
 		break;
 	case TRS_RX_HB_ACK:
+		now = trs_now_us();	/* a round trip: the clock now */
 		if (!trs_hb_on_ack(&path->hb, (uint16_t)m.id, now, &rtt))
 			path->st.hb_rtt_us = rtt;
 		break;

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * con.c - one RDMA CM connection: completion channel + CQ + RC QP on a
- * cm_id, a ring of receive buffers, and the CQ polling loop that dispatches
- * every completion through its embedded struct trs_cqe.
+ * cm_id, a ring of receive buffers, and the CQ sweep that dispatches every
+ * completion through its embedded struct trs_cqe and reposts the receives
+ * in one chain. The server re-arms the CQ after every sweep; the client
+ * reaps without system calls and arms only when it is about to wait (not
+ * at all in busy-poll mode). Every verbs call of the data path is counted
+ * (struct trs_con_stats).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,23 +22,61 @@ static void trs_con_rx_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 	rx->con->recv_done(rx->con, rx, wc);
 }
 
+/*
+ * The channel of the CQ is readable: one event per readiness (a read()
+ * each; more queued ones keep the fd readable), acked in bulk, then a
+ * sweep that re-arms (server), or a reap only (client: it arms when it is
+ * about to wait, trs_con_arm()).
+ */
 static void trs_con_cq_event(struct trs_evsrc *src)
 {
-	trs_con_poll(trs_container_of(src, struct trs_con, cq_src));
+	struct trs_con *con = trs_container_of(src, struct trs_con, cq_src);
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (!ibv_get_cq_event(con->ch, &cq, &ctx)) {
+		con->cq_unacked++;
+		con->st.events++;
+		con->armed = false;
+	}
+	if (con->cq_unacked >= 64) {
+		ibv_ack_cq_events(con->cq, con->cq_unacked);
+		con->cq_unacked = 0;
+	}
+	if (con->arm_on_sweep)
+		trs_con_sweep(con);
+	else
+		trs_con_reap(con);
 }
 
-int trs_con_post_recv(struct trs_con *con, struct trs_rx *rx)
+/* Receives reposted in one chain (on rxe a receive post is no syscall,
+ * but it takes the queue's lock once per call). */
+static int trs_con_rx_flush(struct trs_con *con)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)rx->buf,
-		.length = TRS_MAX_RECV_MSG,
-		.lkey = con->msg_mr->lkey,
-	};
-	struct ibv_recv_wr wr = {
-		.wr_id = (uintptr_t)&rx->cqe, .sg_list = &sge, .num_sge = 1,
-	}, *bad;
+	struct ibv_recv_wr *bad;
+	int err;
 
-	return -ibv_post_recv(con->qp, &wr, &bad);
+	if (!con->rx_n)
+		return 0;
+	*con->rx_tail = NULL;
+	err = ibv_post_recv(con->qp, con->rx_head, &bad);
+	con->st.post_recvs++;
+	con->st.recv_wrs += con->rx_n;
+	con->rx_head = NULL;
+	con->rx_tail = &con->rx_head;
+	con->rx_n = 0;
+	if (err)
+		con->failed = "reposting receives failed";
+	return -err;
+}
+
+/* Queue @rx for reposting; a long sweep posts every 16. */
+static void trs_con_rx_queue(struct trs_con *con, struct trs_rx *rx)
+{
+	*con->rx_tail = &rx->wr;
+	con->rx_tail = &rx->wr.next;
+	if (++con->rx_n >= 16)
+		trs_con_rx_flush(con);
 }
 
 /**
@@ -52,6 +94,7 @@ int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
 	con->cm_id = cm_id;
 	con->epfd = attr->epfd;
 	con->recv_done = attr->recv_done;
+	con->fail = attr->fail;
 	con->ctrl_cqe.done = attr->send_done;
 	con->sq_size = attr->sq_size;
 	con->dev = trs_dev_get(cm_id->verbs);
@@ -72,9 +115,14 @@ int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
 		err = -errno;
 		goto out_destroy_ch;
 	}
-	if (ibv_req_notify_cq(con->cq, 0)) {
-		err = -EIO;
-		goto out_destroy_cq;
+	con->arm_on_sweep = attr->arm_on_sweep;
+	if (con->arm_on_sweep) {
+		if (ibv_req_notify_cq(con->cq, 0)) {
+			err = -EIO;
+			goto out_destroy_cq;
+		}
+		con->armed = true;
+		con->st.arms++;
 	}
 
 	qp_attr.qp_context = con;
@@ -110,14 +158,28 @@ int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
 	con->rx = calloc(con->nrx, sizeof(*con->rx));
 	if (!con->rx)
 		goto out_dereg_msg;
+	con->rx_head = NULL;
+	con->rx_tail = &con->rx_head;
+	con->rx_n = 0;
 	for (i = 0; i < con->nrx; i++) {
-		con->rx[i].cqe.done = trs_con_rx_done;
-		con->rx[i].con = con;
-		con->rx[i].buf = (char *)con->msg_area + (size_t)i * TRS_MAX_RECV_MSG;
-		err = trs_con_post_recv(con, &con->rx[i]);
-		if (err)
-			goto out_free_rx;
+		struct trs_rx *rx = &con->rx[i];
+
+		rx->cqe.done = trs_con_rx_done;
+		rx->con = con;
+		rx->buf = (char *)con->msg_area + (size_t)i * TRS_MAX_RECV_MSG;
+		rx->sge.addr = (uintptr_t)rx->buf;
+		rx->sge.length = TRS_MAX_RECV_MSG;
+		rx->sge.lkey = con->msg_mr->lkey;
+		rx->wr.wr_id = (uintptr_t)&rx->cqe;
+		rx->wr.sg_list = &rx->sge;
+		rx->wr.num_sge = 1;
+		*con->rx_tail = &rx->wr;
+		con->rx_tail = &rx->wr.next;
+		con->rx_n++;
 	}
+	err = trs_con_rx_flush(con);
+	if (err)
+		goto out_free_rx;
 	con->cq_src.fd = con->ch->fd;
 	con->cq_src.handler = trs_con_cq_event;
 	err = trs_epoll_add(con->epfd, &con->cq_src);
@@ -183,6 +245,21 @@ void trs_con_destroy(struct trs_con *con)
 	con->dev = NULL;
 }
 
+/*
+ * Post a chain of @nwrs send WRs with one ibv_post_send() (one doorbell).
+ * Return: 0 or -errno (then some of the chain may have been posted: the
+ * owner fails the connection).
+ */
+int trs_con_post_send(struct trs_con *con, struct ibv_send_wr *first,
+		      unsigned int nwrs)
+{
+	struct ibv_send_wr *bad;
+
+	con->st.post_sends++;
+	con->st.send_wrs += nwrs;
+	return -ibv_post_send(con->qp, first, &bad);
+}
+
 int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
 			  struct trs_cqe *cqe)
 {
@@ -191,9 +268,9 @@ int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
 		.opcode = IBV_WR_SEND_WITH_IMM,
 		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(imm),
-	}, *bad;
+	};
 
-	return -ibv_post_send(con->qp, &wr, &bad);
+	return trs_con_post_send(con, &wr, 1);
 }
 
 int trs_con_post_ctrl(struct trs_con *con, uint32_t len)
@@ -207,46 +284,140 @@ int trs_con_post_ctrl(struct trs_con *con, uint32_t len)
 		.sg_list = &sge, .num_sge = 1,
 		.opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	};
 
-	return -ibv_post_send(con->qp, &wr, &bad);
+	return trs_con_post_send(con, &wr, 1);
 }
 
-/*
- * Drain the CQ after a completion event. A done() callback never frees the
- * connection; it may mark it dead, after which the rest is left to the
- * (deferred) teardown.
- */
-void trs_con_poll(struct trs_con *con)
+/* Reap until the CQ is empty; the number of completions. */
+static int trs_con_drain(struct trs_con *con)
 {
-	struct ibv_wc wc[16];
-	struct ibv_cq *cq;
-	void *ctx;
-	int n, i;
+	struct ibv_wc wc[32];
+	int n, i, total = 0;
 
-	while (!ibv_get_cq_event(con->ch, &cq, &ctx))
-		con->cq_unacked++;
-	if (con->cq_unacked >= 64) {
-		ibv_ack_cq_events(con->cq, con->cq_unacked);
-		con->cq_unacked = 0;
-	}
-	if (con->dead)
-		return;
-	ibv_req_notify_cq(con->cq, 0);
 	do {
-		n = ibv_poll_cq(con->cq, 16, wc);
+		n = ibv_poll_cq(con->cq, 32, wc);
 		for (i = 0; i < n && !con->dead; i++) {
 			struct trs_cqe *cqe = (struct trs_cqe *)(uintptr_t)wc[i].wr_id;
 
 			cqe->done(cqe, &wc[i]);
 		}
-	} while (n > 0 && !con->dead);
+		if (n > 0)
+			total += n;
+	} while (n == 32 && !con->dead);
+	return total;
+}
+
+/* After a drain: repost the receives, report a failure, count. */
+static int trs_con_reaped(struct trs_con *con, int total)
+{
+	if (!con->dead)
+		trs_con_rx_flush(con);
+	if (con->failed && !con->dead)
+		con->fail(con, con->failed);
+	if (total) {
+		con->st.sweeps++;
+		con->st.cqes += total;
+	}
+	return total;
+}
+
+/*
+ * Arm the CQ of @con, unless it is armed (nothing reaped since the last
+ * arm), then drain it once more: a completion that arrived before the arm
+ * raises no event. Return: the completions of that drain.
+ */
+static int trs_con_arm_drain(struct trs_con *con)
+{
+	int n;
+
+	if (con->armed || con->dead)
+		return 0;
+	trs_con_rx_flush(con);
+	if (ibv_req_notify_cq(con->cq, 0)) {
+		con->failed = "arming the CQ failed";
+		return 0;
+	}
+	con->armed = true;
+	con->st.arms++;
+	n = trs_con_drain(con);
+	if (n)
+		con->armed = false;	/* its event fired (read later) */
+	return n;
+}
+
+/**
+ * trs_con_reap() - reap every completion of @con and repost the receives
+ * in one chain; no system call (on rxe). A CQ that was armed and had
+ * completions has fired its one event (read later from the channel): it
+ * counts as not armed. A done() callback never frees the connection; it
+ * may mark it dead, after which the rest is left to the (deferred)
+ * teardown.
+ * Return: the completions reaped.
+ */
+int trs_con_reap(struct trs_con *con)
+{
+	int total;
+
+	if (con->dead)
+		return 0;
+	total = trs_con_drain(con);
+	if (total && con->armed)
+		con->armed = false;
+	return trs_con_reaped(con, total);
+}
+
+/**
+ * trs_con_arm() - before waiting for @con's events: arm its CQ (if it is
+ * not) and drain once more. Return: the completions that drain reaped (the
+ * caller must not sleep when > 0).
+ */
+int trs_con_arm(struct trs_con *con)
+{
+	return trs_con_reaped(con, trs_con_arm_drain(con));
+}
+
+/**
+ * trs_con_sweep() - reap, then leave the CQ armed: drain, arm, drain once
+ * more, until a drain after the arm finds nothing, for owners that sleep
+ * on the fd after every sweep (the server's users).
+ * Return: the completions reaped.
+ */
+int trs_con_sweep(struct trs_con *con)
+{
+	int n, total;
+
+	if (con->dead)
+		return 0;
+	total = trs_con_drain(con);
+	if (total && con->armed)
+		con->armed = false;
+	while (!con->armed && !con->dead && !con->failed) {
+		n = trs_con_arm_drain(con);
+		total += n;
+		if (!n && !con->armed)
+			break;		/* arming failed */
+	}
+	return trs_con_reaped(con, total);
+}
+
+void trs_con_stats_sum(struct trs_con_stats *sum, const struct trs_con *con)
+{
+	sum->post_sends += con->st.post_sends;
+	sum->send_wrs += con->st.send_wrs;
+	sum->post_recvs += con->st.post_recvs;
+	sum->recv_wrs += con->st.recv_wrs;
+	sum->sweeps += con->st.sweeps;
+	sum->cqes += con->st.cqes;
+	sum->arms += con->st.arms;
+	sum->events += con->st.events;
 }
 
 /**
  * trs_con_rx_begin() - the receive prologue of both sides: validate @wc and
  * the buffer of @rx with the shared rules (common/rx.c), copy a payload
- * message into @msg (TRS_MAX_RECV_MSG bytes) and repost the receive.
+ * message into @msg (TRS_MAX_RECV_MSG bytes) and queue the receive for the
+ * sweep's one repost chain.
  * Return: 0 and *m filled, or -errno with *why set (the caller fails the
  * path; the receive is then not reposted).
  */
@@ -267,10 +438,8 @@ int trs_con_rx_begin(struct trs_con *con, struct trs_rx *rx,
 	}
 	if (m->kind == TRS_RX_MSG || m->msg_type == TRS_MSG_IO_RSP)
 		memcpy(msg, rx->buf, m->len);	/* IO_RSP: the client checks len */
-	err = trs_con_post_recv(con, rx);
-	if (err)
-		*why = "reposting the receive failed";
-	return err;
+	trs_con_rx_queue(con, rx);	/* reposted at the end of the sweep */
+	return 0;
 }
 
 /* Next event of @ch, copied and acked; false when there is none. */

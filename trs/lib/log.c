@@ -109,10 +109,19 @@ void trs_epoll_del(int epfd, struct trs_evsrc *src)
  */
 int trs_epoll_dispatch(int epfd, int timeout_ms)
 {
+	return trs_epoll_dispatch_at(epfd, timeout_ms, NULL);
+}
+
+/* The same; when @now is not NULL, the clock is read into it once the
+ * wait is over, before any handler runs. */
+int trs_epoll_dispatch_at(int epfd, int timeout_ms, uint64_t *now)
+{
 	struct epoll_event evs[32];
 	int n, i;
 
 	n = epoll_wait(epfd, evs, 32, timeout_ms);
+	if (now)
+		*now = trs_now_us();
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
 	for (i = 0; i < n; i++) {

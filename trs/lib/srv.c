@@ -31,6 +31,13 @@ void trs_srv_path_fail(struct trs_srv_path *path, const char *fmt, ...)
 		path->cons[i].c.dead = true;
 }
 
+static void trs_srv_con_fail(struct trs_con *con, const char *why)
+{
+	struct trs_srv_con *scon = trs_container_of(con, struct trs_srv_con, c);
+
+	trs_srv_path_fail(scon->path, "%s", why);
+}
+
 static struct ibtrs_srv_sess *trs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 						  const uint8_t *uuid)
 {
@@ -86,6 +93,10 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 	uint64_t t0 = trs_now_us();
 	unsigned int i;
 
+	/* answers still queued on the path go nowhere */
+	for (i = 0; i < path->ncons; i++)
+		if (path->cons[i].created)
+			trs_srv_con_tx_drop(&path->cons[i]);
 	for (i = 0; i < ctx->params.queue_depth; i++) {
 		struct ibtrs_srv_op *op = &sess->ops[i];
 
@@ -108,8 +119,10 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 			continue;
 		if (con->established && !con->c.removed)
 			rdma_disconnect(con->c.cm_id);
-		if (con->created)
+		if (con->created) {
+			trs_con_stats_sum(&ctx->con_st, &con->c);
 			trs_con_destroy(&con->c);
+		}
 	}
 	if (path->pool_mr)
 		ibv_dereg_mr(path->pool_mr);
@@ -225,14 +238,20 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 		.rnr_retry_count = 7,
 	};
 	struct trs_con_attr attr = {
-		/* per IO: RDMA_WRITE of read data + the answer; + HB */
-		.sq_size = 2 * ctx->params.queue_depth + 16,
+		/*
+		 * per IO: RDMA_WRITE of read data + the answer, mostly
+		 * unsignaled, so retired only by a later signaled one: twice
+		 * that; + HB and INFO_RSP
+		 */
+		.sq_size = 4 * ctx->params.queue_depth + TRS_SRV_SQ_CTRL,
 		/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ */
 		.rq_size = ctx->params.queue_depth + TRS_RX_EXTRA,
 		.ntx = ctx->params.queue_depth,
 		.epfd = ctx->epfd,
+		.arm_on_sweep = true,	/* the daemon sleeps on our fd */
 		.recv_done = trs_srv_recv_done,
 		.send_done = trs_srv_send_done,
+		.fail = trs_srv_con_fail,
 	};
 	uint8_t tmo = TRS_ACK_TIMEOUT;
 	const char *why = "";
@@ -301,6 +320,9 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 	if (err)
 		goto out_fail;
 	con->created = true;
+	err = trs_srv_con_tx_init(con, attr.sq_size);
+	if (err)
+		goto out_fail;
 	if (!path->dev) {
 		path->dev = con->c.dev;
 		trs_dev_hold(path->dev);
@@ -594,12 +616,43 @@ int ibtrs_srv_fd(const struct ibtrs_srv_ctx *ctx)
 	return ctx->epfd;
 }
 
+static void trs_srv_watch_ready(struct trs_evsrc *src)
+{
+	struct trs_srv_watch *w = trs_container_of(src, struct trs_srv_watch, src);
+
+	w->cb(w->arg);
+}
+
+int ibtrs_srv_watch_fd(struct ibtrs_srv_ctx *ctx, int fd, void (*cb)(void *arg),
+		       void *arg)
+{
+	struct trs_srv_watch *w;
+	int err;
+
+	if (fd < 0 || !cb)
+		return -EINVAL;
+	if (ctx->nwatch >= TRS_SRV_WATCH_MAX)
+		return -ENOSPC;
+	w = &ctx->watch[ctx->nwatch];
+	w->src.fd = fd;
+	w->src.handler = trs_srv_watch_ready;
+	w->cb = cb;
+	w->arg = arg;
+	err = trs_epoll_add(ctx->epfd, &w->src);
+	if (!err)
+		ctx->nwatch++;
+	return err;
+}
+
 int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
 {
 	int err;
 
 	ctx->ncalls = 0;
-	err = trs_epoll_dispatch(ctx->epfd, timeout_ms);
+	ibtrs_srv_plug(ctx);	/* answers given in rdma_ev go out in chains */
+	/* the clock once the wait is over: the liveness of every receive */
+	err = trs_epoll_dispatch_at(ctx->epfd, timeout_ms, &ctx->now_us);
+	ibtrs_srv_unplug(ctx);
 	if (err)
 		return err;
 	trs_srv_process_failures(ctx);
@@ -610,6 +663,13 @@ int ibtrs_srv_poll(struct ibtrs_srv_ctx *ctx, int timeout_ms)
 const char *ibtrs_srv_sessname(const struct ibtrs_srv_sess *sess)
 {
 	return sess->name;
+}
+
+void ibtrs_srv_sess_pool(const struct ibtrs_srv_sess *sess, void **addr,
+			 size_t *len)
+{
+	*addr = sess->pool;
+	*len = sess->pool_len;
 }
 
 void ibtrs_srv_set_sess_priv(struct ibtrs_srv_sess *sess, void *priv)
@@ -630,4 +690,28 @@ int ibtrs_srv_sess_paths(const struct ibtrs_srv_sess *sess)
 	TAILQ_FOREACH(p, &sess->paths, link)
 		n += p->joined && !p->fail_pending;
 	return n;
+}
+
+void ibtrs_srv_get_stats(const struct ibtrs_srv_ctx *ctx,
+			 struct ibtrs_srv_stats *st)
+{
+	struct trs_con_stats cs = ctx->con_st;
+	const struct ibtrs_srv_sess *sess;
+	const struct trs_srv_path *path;
+	unsigned int i;
+
+	TAILQ_FOREACH(sess, &ctx->sessions, link)
+		TAILQ_FOREACH(path, &sess->paths, link)
+			for (i = 0; i < path->ncons; i++)
+				if (path->cons[i].created)
+					trs_con_stats_sum(&cs, &path->cons[i].c);
+	*st = ctx->st;
+	st->post_sends = cs.post_sends;
+	st->send_wrs = cs.send_wrs;
+	st->post_recvs = cs.post_recvs;
+	st->recv_wrs = cs.recv_wrs;
+	st->cq_sweeps = cs.sweeps;
+	st->cqes = cs.cqes;
+	st->cq_arms = cs.arms;
+	st->cq_events = cs.events;
 }

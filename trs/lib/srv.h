@@ -25,17 +25,51 @@ struct trs_srv_listener {
 };
 #define TRS_LISTEN_RETRY_MS	250
 
+struct trs_srv_con;
+
+/*
+ * A signaled send WR of a connection's answers: its completion tells that
+ * @wrs WRs of the send queue (it and every unsignaled one posted before it
+ * since the previous signaled one) are retired.
+ */
+struct trs_srv_sig {
+	struct trs_cqe cqe;
+	struct trs_srv_con *con;
+	unsigned int wrs;
+};
+
+/* Answer WRs between two signaled ones (a chain ending later is signaled). */
+#define TRS_SRV_SIG_EVERY	16
+/* Send-queue WRs kept for heartbeats and INFO_RSP, which are signaled. */
+#define TRS_SRV_SQ_CTRL		16
+
+/**
+ * struct trs_srv_con - one server connection.
+ * @txq: answers staged (plugged) or waiting for send-queue room, in order.
+ * @sq_ans: send-queue WRs answers may use; @sq_used of them are posted and
+ *	not yet known retired; @sq_unsig posted since the last signaled one.
+ * @sig/@nsig/@sig_next: ring of signaled-WR contexts (completions arrive
+ *	in posting order; at most @sq_ans signaled WRs are outstanding).
+ * @dirty/@dirty_next: on the context's list of connections to flush.
+ */
 struct trs_srv_con {
 	struct trs_srv_idctx ictx;
 	struct trs_con c;
 	struct trs_srv_path *path;
 	bool established;
 	bool created;		/* trs_con_create() done */
+	TAILQ_HEAD(, ibtrs_srv_op) txq;
+	unsigned int sq_ans, sq_used, sq_unsig;
+	struct trs_srv_sig *sig;
+	unsigned int nsig, sig_next;
+	bool dirty;
+	struct trs_srv_con *dirty_next;
 };
 
 enum trs_srv_op_state {
 	TRS_OP_FREE,		/* chunk idle */
 	TRS_OP_ACTIVE,		/* handed to rdma_ev, not answered yet */
+	TRS_OP_QUEUED,		/* answered; its WRs wait on the con's txq */
 };
 
 /**
@@ -55,6 +89,11 @@ struct ibtrs_srv_op {
 	struct trs_srv_path *pending_path;
 	struct trs_srv_con *pending_con;
 	struct trs_io_req_info req;
+	/* the answer: [data_wr ->] rsp_wr, kept until posted (TRS_OP_QUEUED) */
+	struct ibv_send_wr data_wr, rsp_wr;
+	struct ibv_sge data_sge, rsp_sge;
+	unsigned int nwrs;
+	TAILQ_ENTRY(ibtrs_srv_op) tx_link;
 	uint8_t hdr[TRS_HDR_AREA];	/* private copy of the header area */
 };
 
@@ -94,6 +133,14 @@ struct ibtrs_srv_sess {
 };
 TAILQ_HEAD(trs_srv_sess_list, ibtrs_srv_sess);
 
+/* A user fd that ibtrs_srv_poll() waits for (ibtrs_srv_watch_fd()). */
+struct trs_srv_watch {
+	struct trs_evsrc src;
+	void (*cb)(void *arg);
+	void *arg;
+};
+#define TRS_SRV_WATCH_MAX	8
+
 struct ibtrs_srv_ctx {
 	struct ibtrs_srv_opts opts;
 	struct ibtrs_srv_ops ops;
@@ -108,6 +155,13 @@ struct ibtrs_srv_ctx {
 	struct trs_conn_params params;
 	uint32_t slot_size;
 	int ncalls;
+	unsigned int plugged;		/* ibtrs_srv_plug() depth */
+	uint64_t now_us;		/* at the start of this poll */
+	struct trs_srv_con *dirty;	/* connections with answers to post */
+	struct ibtrs_srv_stats st;	/* answers, signaled, requests */
+	struct trs_con_stats con_st;	/* of connections already destroyed */
+	struct trs_srv_watch watch[TRS_SRV_WATCH_MAX];
+	int nwatch;
 };
 
 static inline void *trs_srv_slot(struct ibtrs_srv_sess *sess, uint32_t id)
@@ -120,6 +174,8 @@ void trs_srv_path_fail(struct trs_srv_path *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* srv_io.c */
+int trs_srv_con_tx_init(struct trs_srv_con *con, unsigned int sq_size);
+void trs_srv_con_tx_drop(struct trs_srv_con *con);
 void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc);
 void trs_srv_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc);
 void trs_srv_send_done(struct trs_cqe *cqe, struct ibv_wc *wc);

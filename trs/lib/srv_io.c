@@ -2,9 +2,12 @@
 /*
  * srv_io.c - server data path: receive and validate requests, hand them to
  * the user, send the answer (RDMA WRITE of read data + one message), and
- * the server side of the heartbeat and INFO exchange.
+ * the server side of the heartbeat and INFO exchange. Answers are queued
+ * per connection and posted in chains (ibtrs_srv_plug()), signaled only
+ * every few WRs, within the send queue's room.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 
@@ -81,7 +84,9 @@ static void trs_srv_io_req(struct trs_srv_path *path, struct trs_srv_con *con,
 {
 	struct ibtrs_srv_op *op = &path->sess->ops[id];
 
-	if (op->state == TRS_OP_ACTIVE) {
+	path->sess->ctx->st.requests++;
+	if (op->state != TRS_OP_FREE) {
+		/* also when queued: answered, but the answer has not left */
 		if (op->path == path || op->pending_path) {
 			trs_srv_path_fail(path, "request for chunk %u which is busy",
 					  id);
@@ -95,31 +100,34 @@ static void trs_srv_io_req(struct trs_srv_path *path, struct trs_srv_con *con,
 	trs_srv_op_start(op, path, con);
 }
 
-static int trs_srv_post_resp(struct ibtrs_srv_op *op, int status, size_t len)
+/* Build the answer's WRs in @op: [RDMA WRITE of read data ->] the message. */
+static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len)
 {
 	struct trs_srv_path *path = op->path;
 	struct trs_srv_con *con = op->con;
 	struct ibtrs_srv_sess *sess = op->sess;
-	struct ibv_send_wr data_wr = { 0 }, rsp_wr = { 0 }, *first = &rsp_wr, *bad;
-	struct ibv_sge data_sge, rsp_sge;
+	struct ibv_send_wr *data_wr = &op->data_wr, *rsp_wr = &op->rsp_wr;
 	struct trs_msg_io_rsp *rsp;
 	uint32_t imm;
 
+	memset(data_wr, 0, sizeof(*data_wr));
+	memset(rsp_wr, 0, sizeof(*rsp_wr));
+	op->nwrs = 1;
 	if (op->req.type == TRS_MSG_IO_READ && !status && len) {
-		data_sge.addr = (uintptr_t)trs_srv_slot(sess, op->id);
-		data_sge.length = (uint32_t)len;
-		data_sge.lkey = path->pool_mr->lkey;
-		data_wr.wr_id = (uintptr_t)&con->c.ctrl_cqe;
-		data_wr.opcode = IBV_WR_RDMA_WRITE;
-		data_wr.sg_list = &data_sge;
-		data_wr.num_sge = 1;
-		data_wr.wr.rdma.remote_addr = op->req.raddr;
-		data_wr.wr.rdma.rkey = op->req.rkey;
-		data_wr.next = &rsp_wr;
-		first = &data_wr;
+		op->data_sge.addr = (uintptr_t)trs_srv_slot(sess, op->id);
+		op->data_sge.length = (uint32_t)len;
+		op->data_sge.lkey = path->pool_mr->lkey;
+		data_wr->wr_id = (uintptr_t)&con->c.ctrl_cqe;
+		data_wr->opcode = IBV_WR_RDMA_WRITE;
+		data_wr->sg_list = &op->data_sge;
+		data_wr->num_sge = 1;
+		data_wr->wr.rdma.remote_addr = op->req.raddr;
+		data_wr->wr.rdma.rkey = op->req.rkey;
+		data_wr->next = rsp_wr;
+		op->nwrs = 2;
 	}
-	rsp_wr.wr_id = (uintptr_t)&con->c.ctrl_cqe;
-	rsp_wr.send_flags = IBV_SEND_SIGNALED;
+	/* unsignaled, unless it ends a chain that is signaled (flush) */
+	rsp_wr->wr_id = (uintptr_t)&con->c.ctrl_cqe;
 	if (op->req.type == TRS_MSG_IO_READ || (op->req.flags & TRS_IO_F_NEED_INV)) {
 		/* A read's answer carries its length, so the client can check it
 		 * covers the request; SEND_WITH_INV also ends the client's rkey. */
@@ -132,20 +140,195 @@ static int trs_srv_post_resp(struct ibtrs_srv_op *op, int status, size_t len)
 
 		rsp = (void *)((char *)con->c.tx_slots + (size_t)op->id * TRS_TX_SLOT);
 		trs_io_rsp_encode(rsp, &ri);
-		rsp_sge.addr = (uintptr_t)rsp;
-		rsp_sge.length = sizeof(*rsp);
-		rsp_sge.lkey = con->c.msg_mr->lkey;
-		rsp_wr.opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND;
-		rsp_wr.invalidate_rkey = inv ? op->req.rkey : 0;
-		rsp_wr.sg_list = &rsp_sge;
-		rsp_wr.num_sge = 1;
+		op->rsp_sge.addr = (uintptr_t)rsp;
+		op->rsp_sge.length = sizeof(*rsp);
+		op->rsp_sge.lkey = con->c.msg_mr->lkey;
+		rsp_wr->opcode = inv ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND;
+		rsp_wr->invalidate_rkey = inv ? op->req.rkey : 0;
+		rsp_wr->sg_list = &op->rsp_sge;
+		rsp_wr->num_sge = 1;
 	} else {
 		if (trs_imm_pack(TRS_IMM_IO_RSP, op->id, status, &imm))
 			imm = trs_to_imm(TRS_IMM_IO_RSP, op->id, EIO);
-		rsp_wr.opcode = IBV_WR_SEND_WITH_IMM;
-		rsp_wr.imm_data = htonl(imm);
+		rsp_wr->opcode = IBV_WR_SEND_WITH_IMM;
+		rsp_wr->imm_data = htonl(imm);
 	}
-	return -ibv_post_send(con->c.qp, first, &bad);
+}
+
+/*
+ * The answer of @op is out (or dropped with its path): the chunk is free,
+ * a retry that waited for it starts. May free the session (the last op of
+ * a dead one): the caller must not touch @op or its session afterwards.
+ */
+static void trs_srv_op_finish(struct ibtrs_srv_op *op)
+{
+	struct ibtrs_srv_sess *sess = op->sess;
+	struct trs_srv_path *next_path = op->pending_path;
+	struct trs_srv_con *next_con = op->pending_con;
+
+	op->state = TRS_OP_FREE;
+	op->path = NULL;
+	op->con = NULL;
+	op->pending_path = NULL;
+	op->pending_con = NULL;
+	sess->active_ops--;
+	if (next_path && !next_path->fail_pending)
+		trs_srv_op_start(op, next_path, next_con);
+	trs_srv_sess_maybe_free(sess);
+}
+
+static void trs_srv_con_dirty(struct trs_srv_con *con)
+{
+	struct ibtrs_srv_ctx *ctx = con->path->sess->ctx;
+
+	if (con->dirty)
+		return;
+	con->dirty = true;
+	con->dirty_next = ctx->dirty;
+	ctx->dirty = con;
+}
+
+/*
+ * Post @con's queued answers, as many as the send queue has room for, as
+ * one chain. Only the chain's last WR may be signaled: when the WRs since
+ * the last signaled one reach TRS_SRV_SIG_EVERY, when the queue is more
+ * than half full (so a signaled WR is outstanding whenever room runs
+ * short) or when answers are left waiting for room.
+ */
+static void trs_srv_con_flush(struct trs_srv_con *con)
+{
+	struct ibtrs_srv_ctx *ctx = con->path->sess->ctx;
+	struct ibtrs_srv_op *op, *first = NULL, *last = NULL;
+	unsigned int room = con->sq_ans - con->sq_used, n = 0, nops = 0;
+	bool sig;
+	int err;
+
+	if (con->path->fail_pending || con->c.dead)
+		return;		/* the teardown drops them */
+	while ((op = TAILQ_FIRST(&con->txq)) && n + op->nwrs <= room) {
+		TAILQ_REMOVE(&con->txq, op, tx_link);
+		op->rsp_wr.next = NULL;
+		TAILQ_NEXT(op, tx_link) = NULL;
+		if (last) {
+			last->rsp_wr.next = op->nwrs == 2 ? &op->data_wr :
+					    &op->rsp_wr;
+			TAILQ_NEXT(last, tx_link) = op;
+		} else {
+			first = op;
+		}
+		last = op;
+		n += op->nwrs;
+		nops++;
+	}
+	if (!n)
+		return;
+	sig = con->sq_unsig + n >= TRS_SRV_SIG_EVERY ||
+	      con->sq_used + n > con->sq_ans / 2 || !TAILQ_EMPTY(&con->txq);
+	if (sig) {
+		struct trs_srv_sig *s = &con->sig[con->sig_next++ % con->nsig];
+
+		s->wrs = con->sq_unsig + n;
+		last->rsp_wr.wr_id = (uintptr_t)&s->cqe;
+		last->rsp_wr.send_flags |= IBV_SEND_SIGNALED;
+		con->sq_unsig = 0;
+		ctx->st.signaled++;
+	} else {
+		con->sq_unsig += n;
+	}
+	con->sq_used += n;
+	ctx->st.answers += nops;
+	err = trs_con_post_send(&con->c, first->nwrs == 2 ? &first->data_wr :
+				&first->rsp_wr, n);
+	if (err)
+		trs_srv_path_fail(con->path, "posting %u answers: %s", nops,
+				  strerror(-err));
+	/* Each finish may start a waiting retry (which may answer at once);
+	 * the session lives while ops of this list are active. */
+	while ((op = first)) {
+		first = TAILQ_NEXT(op, tx_link);
+		trs_srv_op_finish(op);
+	}
+}
+
+static void trs_srv_sig_done(struct trs_cqe *cqe, struct ibv_wc *wc)
+{
+	struct trs_srv_sig *s = trs_container_of(cqe, struct trs_srv_sig, cqe);
+	struct trs_srv_con *con = s->con;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		trs_srv_path_fail(con->path, "send failed: %s",
+				  ibv_wc_status_str(wc->status));
+		return;
+	}
+	con->sq_used -= s->wrs;
+	if (!TAILQ_EMPTY(&con->txq)) {
+		trs_srv_con_dirty(con);
+		if (!con->path->sess->ctx->plugged)
+			ibtrs_srv_unplug(con->path->sess->ctx);
+	}
+}
+
+/* Answer bookkeeping of a new connection whose send queue has @sq_size WRs. */
+int trs_srv_con_tx_init(struct trs_srv_con *con, unsigned int sq_size)
+{
+	unsigned int i;
+
+	TAILQ_INIT(&con->txq);
+	con->sq_ans = sq_size - TRS_SRV_SQ_CTRL;
+	con->nsig = con->sq_ans;
+	con->sig = calloc(con->nsig, sizeof(*con->sig));
+	if (!con->sig)
+		return -ENOMEM;
+	for (i = 0; i < con->nsig; i++) {
+		con->sig[i].cqe.done = trs_srv_sig_done;
+		con->sig[i].con = con;
+	}
+	return 0;
+}
+
+/*
+ * The path of @con is being torn down: answers still queued are dropped
+ * (the client re-sends the IO on another path), and the connection leaves
+ * the context's flush list.
+ */
+void trs_srv_con_tx_drop(struct trs_srv_con *con)
+{
+	struct ibtrs_srv_ctx *ctx = con->path->sess->ctx;
+	struct trs_srv_con **pp;
+	struct ibtrs_srv_op *op;
+
+	if (con->sig) {
+		while ((op = TAILQ_FIRST(&con->txq))) {
+			TAILQ_REMOVE(&con->txq, op, tx_link);
+			trs_srv_op_finish(op);
+		}
+	}
+	for (pp = &ctx->dirty; *pp; pp = &(*pp)->dirty_next)
+		if (*pp == con) {
+			*pp = con->dirty_next;
+			break;
+		}
+	con->dirty = false;
+	free(con->sig);
+	con->sig = NULL;
+}
+
+void ibtrs_srv_plug(struct ibtrs_srv_ctx *ctx)
+{
+	ctx->plugged++;
+}
+
+void ibtrs_srv_unplug(struct ibtrs_srv_ctx *ctx)
+{
+	struct trs_srv_con *con;
+
+	if (ctx->plugged && --ctx->plugged)
+		return;
+	while ((con = ctx->dirty)) {
+		ctx->dirty = con->dirty_next;
+		con->dirty = false;
+		trs_srv_con_flush(con);
+	}
 }
 
 bool trs_srv_test_short_read;
@@ -153,8 +336,7 @@ bool trs_srv_test_short_read;
 int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 {
 	struct ibtrs_srv_sess *sess;
-	struct trs_srv_path *path, *next_path;
-	struct trs_srv_con *next_con;
+	struct trs_srv_path *path;
 	bool raw_short;
 	__u32 rlen;
 	int err = 0;
@@ -183,22 +365,17 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	}
 	len = rlen;
 	if (path && !path->fail_pending) {
-		int perr = trs_srv_post_resp(op, status, len);
+		struct trs_srv_con *con = op->con;
 
-		if (perr)
-			trs_srv_path_fail(path, "posting answer: %s", strerror(-perr));
+		trs_srv_resp_prepare(op, status, len);
+		op->state = TRS_OP_QUEUED;
+		TAILQ_INSERT_TAIL(&con->txq, op, tx_link);
+		trs_srv_con_dirty(con);
+		if (!sess->ctx->plugged)
+			trs_srv_con_flush(con);
+		return err;
 	}
-	op->state = TRS_OP_FREE;
-	op->path = NULL;
-	op->con = NULL;
-	sess->active_ops--;
-	next_path = op->pending_path;
-	next_con = op->pending_con;
-	op->pending_path = NULL;
-	op->pending_con = NULL;
-	if (next_path && !next_path->fail_pending)
-		trs_srv_op_start(op, next_path, next_con);
-	trs_srv_sess_maybe_free(sess);
+	trs_srv_op_finish(op);	/* path gone: the answer goes nowhere */
 	return err;
 }
 
@@ -267,7 +444,7 @@ void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 				  trs_wc_opcode_str(wc->opcode), wc->byte_len);
 		return;
 	}
-	trs_hb_on_rx(&path->hb, trs_now_us());
+	trs_hb_on_rx(&path->hb, ctx->now_us);
 	switch (m.kind) {
 	case TRS_RX_HB:
 		if (trs_con_post_send_imm(&path->cons[0].c,

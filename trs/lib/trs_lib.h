@@ -58,6 +58,7 @@ struct trs_evsrc {
 int trs_epoll_add(int epfd, struct trs_evsrc *src);
 void trs_epoll_del(int epfd, struct trs_evsrc *src);
 int trs_epoll_dispatch(int epfd, int timeout_ms);
+int trs_epoll_dispatch_at(int epfd, int timeout_ms, uint64_t *now);
 int trs_timerfd_create(unsigned int period_ms);
 void trs_fd_drain(int fd);
 
@@ -92,6 +93,24 @@ struct trs_rx {
 	struct trs_cqe cqe;
 	struct trs_con *con;
 	void *buf;
+	struct ibv_sge sge;
+	struct ibv_recv_wr wr;		/* prepared once; chained on repost */
+};
+
+/**
+ * struct trs_con_stats - verbs calls of one connection (cumulative).
+ * @post_sends/@send_wrs: ibv_post_send() calls and the WRs they carried
+ *	(a chain is one call: one doorbell, on rxe one write() system call).
+ * @post_recvs/@recv_wrs: the same for ibv_post_recv().
+ * @sweeps: CQ sweeps that found completions; @cqes: completions reaped.
+ * @arms: ibv_req_notify_cq() calls (on rxe a system call each);
+ *	@events: completion events read from the channel (a read() each).
+ */
+struct trs_con_stats {
+	uint64_t post_sends, send_wrs;
+	uint64_t post_recvs, recv_wrs;
+	uint64_t sweeps, cqes;
+	uint64_t arms, events;
 };
 
 /**
@@ -109,6 +128,15 @@ struct trs_con {
 	unsigned int cq_unacked;
 	bool dead;		/* stop dispatching completions */
 	bool removed;		/* its device is being removed */
+	bool arm_on_sweep;	/* server: the CQ is re-armed after each sweep;
+				 * client: armed only before a wait */
+	bool armed;		/* armed, and no completion reaped since */
+	const char *failed;	/* set by a sweep that could not repost or
+				 * re-arm: the owner fails the path */
+	/* receives to repost, chained, posted at the end of a sweep */
+	struct ibv_recv_wr *rx_head, **rx_tail;
+	unsigned int rx_n;
+	struct trs_con_stats st;
 	uint16_t cid;
 	void *owner;		/* client or server path */
 
@@ -122,6 +150,7 @@ struct trs_con {
 	unsigned int sq_size;
 	void (*recv_done)(struct trs_con *con, struct trs_rx *rx,
 			  struct ibv_wc *wc);
+	void (*fail)(struct trs_con *con, const char *why);
 	struct trs_cqe ctrl_cqe;	/* ctrl/HB/response sends */
 };
 #define TRS_TX_SLOT	32
@@ -129,18 +158,24 @@ struct trs_con {
 struct trs_con_attr {
 	unsigned int sq_size, rq_size, ntx;
 	int epfd;
+	bool arm_on_sweep;
 	void (*recv_done)(struct trs_con *con, struct trs_rx *rx,
 			  struct ibv_wc *wc);
 	void (*send_done)(struct trs_cqe *cqe, struct ibv_wc *wc);
+	void (*fail)(struct trs_con *con, const char *why);	/* fail the path */
 };
 int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
 		   const struct trs_con_attr *attr);
 void trs_con_destroy(struct trs_con *con);
-int trs_con_post_recv(struct trs_con *con, struct trs_rx *rx);
+int trs_con_post_send(struct trs_con *con, struct ibv_send_wr *first,
+		      unsigned int nwrs);
 int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
 			  struct trs_cqe *cqe);
 int trs_con_post_ctrl(struct trs_con *con, uint32_t len);
-void trs_con_poll(struct trs_con *con);
+int trs_con_reap(struct trs_con *con);
+int trs_con_arm(struct trs_con *con);
+int trs_con_sweep(struct trs_con *con);
+void trs_con_stats_sum(struct trs_con_stats *sum, const struct trs_con *con);
 /*
  * Receive completions of a SEND_WITH_INV. Linux rxe (6.1) reports the
  * kernel's IB_WC_WITH_INVALIDATE bit (1 << 2) to userspace, where that bit
