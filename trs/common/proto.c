@@ -5,21 +5,20 @@
  */
 #include "trs_common.h"
 
+/*
+ * The compiler's builtins: inlined for constant sizes, else the
+ * environment's memcpy/memset (libc, or the kernel's), which exist in
+ * both. A byte loop here cost ~5 instructions per byte of every request
+ * header the servers copy (trs_io_req_copy(): ~420 per 4k IO measured).
+ */
 static void trs_bytes_copy(void *dst, const void *src, __u32 len)
 {
-	__u8 *d = dst;
-	const __u8 *s = src;
-
-	while (len--)
-		*d++ = *s++;
+	__builtin_memcpy(dst, src, len);
 }
 
 static void trs_bytes_zero(void *dst, __u32 len)
 {
-	__u8 *d = dst;
-
-	while (len--)
-		*d++ = 0;
+	__builtin_memset(dst, 0, len);
 }
 
 static int trs_fail(const char **why, const char *reason, int err)
