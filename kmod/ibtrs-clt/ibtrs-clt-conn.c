@@ -753,34 +753,33 @@ void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
 	struct ibtrs_clt_sess *sess = path->sess;
 	LIST_HEAD(deferred_ios);
 	struct ibtrs_clt_io *io;
-	unsigned long flags;
+	unsigned long flags, gp;
 	u32 i;
 
 	mutex_lock(&path->conn_mutex);
 	spin_lock_irqsave(&sess->lock, flags);
 	WRITE_ONCE(path->state, IBTRS_CLT_PATH_FAILED);
 	spin_unlock_irqrestore(&sess->lock, flags);
-	cancel_delayed_work_sync(&path->hb_work);
-	if (!path->dev)
-		goto out_idle;
 	/*
 	 * Posts happen in RCU read sections that saw the path CONNECTED:
 	 * after a grace period none is running, and none starts. So nothing
 	 * is posted behind the drain markers, and the IO objects of this
-	 * path stay as the scan below finds them.
+	 * path stay as the scan below finds them. The grace period runs
+	 * while the connections are disconnected.
 	 */
-	synchronize_rcu();
+	gp = start_poll_synchronize_rcu();
+	cancel_delayed_work_sync(&path->hb_work);
+	if (!path->dev)
+		goto out_idle;
 	/* a polled connection is drained by ib_drain_qp() alone */
 	ibtrs_clt_poll_stop(path);
-	for (i = 0; i < path->ncons; i++) {
-		struct ibtrs_clt_con *con = &path->cons[i];
-
-		if (!con->cm_id)
-			continue;
-		rdma_disconnect(con->cm_id);
-		if (con->qp)
-			ib_drain_qp(con->qp);
-	}
+	for (i = 0; i < path->ncons; i++)
+		if (path->cons[i].cm_id)
+			rdma_disconnect(path->cons[i].cm_id);
+	cond_synchronize_rcu(gp);
+	for (i = 0; i < path->ncons; i++)
+		if (path->cons[i].qp)
+			ib_drain_qp(path->cons[i].qp);
 	/* all completions of every QP are in: no answer comes any more */
 	for (i = 0; sess->ios && i < sess->queue_depth; i++) {
 		int state;

@@ -236,13 +236,24 @@ static void ibtrs_srv_path_orphan_ops(struct ibtrs_srv_path *path)
 	}
 }
 
+/* A closed path's memory, a grace period after its close. */
+static void ibtrs_srv_path_free_rcu(struct rcu_head *rcu)
+{
+	struct ibtrs_srv_path *path = container_of(rcu, struct ibtrs_srv_path,
+						   rcu);
+
+	free_percpu(path->stats);
+	kfree(path->cons);
+	kfree(path);
+}
+
 static void ibtrs_srv_path_close_work(struct work_struct *work)
 {
 	struct ibtrs_srv_path *path = container_of(work, struct ibtrs_srv_path,
 						   close_work);
 	struct ibtrs_srv_sess *sess = path->sess;
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
-	unsigned long deadline;
+	unsigned long deadline, gp;
 	bool last;
 	u32 i;
 
@@ -261,9 +272,10 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 	/*
 	 * Answers post in RCU read sections that saw the path open: after a
 	 * grace period none is running and none starts, so nothing is posted
-	 * behind the drain markers below.
+	 * behind the drain markers below. The grace period runs while the
+	 * peer's DREP is awaited.
 	 */
-	synchronize_rcu();
+	gp = start_poll_synchronize_rcu();
 	cancel_delayed_work_sync(&path->hb_work);
 	/* a deferred start may still use the path */
 	for (i = 0; i < sess->queue_depth; i++)
@@ -286,19 +298,19 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 			wait_for_completion_timeout(&path->cons[i].cm_done,
 						    left);
 	}
+	cond_synchronize_rcu(gp);
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].qp)
 			ib_drain_qp(path->cons[i].qp);
 	/*
 	 * Every request of the path was received (its CQs are drained): the
-	 * ones that took their chunk after the first pass are let go now,
-	 * and the answers that still read the path are done after a grace
-	 * period.
+	 * ones that took their chunk after the first pass are let go now. An
+	 * answer may still read the path (and see it closed): it is freed
+	 * after a grace period.
 	 */
 	spin_lock_irq(&sess->lock);
 	ibtrs_srv_path_orphan_ops(path);
 	spin_unlock_irq(&sess->lock);
-	synchronize_rcu();
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].cm_id)
 			ibtrs_srv_con_destroy(&path->cons[i]);
@@ -324,9 +336,7 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 	mutex_unlock(&ctx->mutex);
 	pr_info("sess %s: path from %s closed%s\n", ibtrs_sess_name(sess),
 		path->addr, last ? ", no path left" : "");
-	free_percpu(path->stats);
-	kfree(path->cons);
-	kfree(path);
+	call_rcu(&path->rcu, ibtrs_srv_path_free_rcu);
 	if (!last)
 		return;
 	if (sess->link_up && ctx->ops.link_ev)

@@ -184,6 +184,8 @@ enum {
  *	(under the session's lock).
  * @created_us: when the first connection came; a path must join within
  *	the heartbeat timeout + IBTRS_JOIN_GRACE_US of it, heartbeats or not.
+ * @rcu: the closed path is freed after a grace period (an answer may
+ *	still read it in an RCU read section).
  */
 struct ibtrs_srv_path {
 	struct ibtrs_srv_sess *sess;
@@ -212,6 +214,7 @@ struct ibtrs_srv_path {
 	u64 hb_sent;
 	u64 deferred;
 	u64 created_us;
+	struct rcu_head rcu;
 };
 
 /**

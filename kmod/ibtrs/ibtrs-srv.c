@@ -495,6 +495,7 @@ out_destroy_wq:
 
 static void __exit ibtrs_srv_exit(void)
 {
+	rcu_barrier();	/* closed paths freed (ibtrs_srv_path_free_rcu()) */
 	sysfs_remove_group(ibtrs_srv_kobj, &ibtrs_srv_attr_group);
 	kobject_put(ibtrs_srv_kobj);
 	destroy_workqueue(ibtrs_srv_wq);
