@@ -702,12 +702,13 @@ out_put:
 	return ret;
 }
 
-static int ibnbd_srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
-			     struct ibtrs_srv_op *op, enum ibtrs_dir dir,
-			     void *data, size_t datalen, const void *usr,
-			     size_t usrlen)
+/* The messages other than IO, from an aligned copy of the user header. */
+static noinline int ibnbd_srv_ctl_msg(struct ibnbd_srv_sess *s,
+				      struct ibtrs_srv_op *op,
+				      enum ibtrs_dir dir, void *data,
+				      size_t datalen, const void *usr,
+				      size_t usrlen, int *type)
 {
-	struct ibnbd_srv_sess *s = priv;
 	union {
 		struct ibnbd_msg_hdr hdr;
 		struct ibnbd_msg_sess_info si;
@@ -715,35 +716,50 @@ static int ibnbd_srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
 		struct ibnbd_msg_close close;
 		struct ibnbd_msg_io io;
 	} msg;
-	int type, ret;
 
-	if (!s)
-		return -ENOTCONN;
 	/*
 	 * An aligned copy of the header; bytes beyond the largest message
 	 * are never looked at.
 	 */
 	usrlen = min(usrlen, sizeof(msg));
 	memcpy(&msg, usr, usrlen);
-	type = ibnbd_msg_type(&msg, usrlen);
-	switch (type) {
+	*type = ibnbd_msg_type(&msg, usrlen);
+	switch (*type) {
 	case IBNBD_MSG_IO:
-		ret = ibnbd_srv_io(s, op, dir, data, datalen, &msg, usrlen);
-		break;
+		return ibnbd_srv_io(s, op, dir, data, datalen, &msg, usrlen);
 	case IBNBD_MSG_SESS_INFO:
-		ret = ibnbd_srv_sess_info(s, op, dir, data, datalen, &msg,
-					  usrlen);
-		break;
+		return ibnbd_srv_sess_info(s, op, dir, data, datalen, &msg,
+					   usrlen);
 	case IBNBD_MSG_OPEN:
-		ret = ibnbd_srv_open(s, op, dir, data, datalen, &msg, usrlen);
-		break;
+		return ibnbd_srv_open(s, op, dir, data, datalen, &msg, usrlen);
 	case IBNBD_MSG_CLOSE:
-		ret = ibnbd_srv_close(s, op, dir, datalen, &msg, usrlen);
-		break;
+		return ibnbd_srv_close(s, op, dir, datalen, &msg, usrlen);
 	default:
-		ret = -EINVAL;
-		break;
+		return -EINVAL;
 	}
+}
+
+static int ibnbd_srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
+			     struct ibtrs_srv_op *op, enum ibtrs_dir dir,
+			     void *data, size_t datalen, const void *usr,
+			     size_t usrlen)
+{
+	struct ibnbd_srv_sess *s = priv;
+	int type, ret;
+
+	if (!s)
+		return -ENOTCONN;
+	/*
+	 * The transport's copy of the user header is 8-byte aligned: an IO
+	 * message, the common one, is read in place.
+	 */
+	type = IS_ALIGNED((unsigned long)usr, 8) ?
+	       ibnbd_msg_type(usr, usrlen) : -EINVAL;
+	if (likely(type == IBNBD_MSG_IO))
+		ret = ibnbd_srv_io(s, op, dir, data, datalen, usr, usrlen);
+	else
+		ret = ibnbd_srv_ctl_msg(s, op, dir, data, datalen, usr, usrlen,
+					&type);
 	if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -EPROTO)
 		ibnbd_srv_bad_msg(s, type, usrlen, dir, ret);
 	return ret;

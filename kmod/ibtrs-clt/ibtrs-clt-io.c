@@ -327,6 +327,49 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 		ibtrs_clt_io_end(io, ibtrs_clt_batch(con));
 }
 
+/*
+ * A message that is not an answer (INFO_RSP, on cid 0): copied out of its
+ * buffer before the buffer is posted again. Not inlined: its copy's stack
+ * (zeroed by the kernel's INIT_STACK_ALL_ZERO) stays off the IO path.
+ */
+static noinline void ibtrs_clt_recv_msg(struct ibtrs_clt_iu *iu,
+					const struct trs_rx_msg *m)
+{
+	struct ibtrs_clt_con *con = iu->con;
+	struct ibtrs_clt_path *path = con->path;
+	u8 msg[TRS_MAX_RECV_MSG];
+
+	memcpy(msg, iu->b.buf, m->len);
+	ib_dma_sync_single_for_device(path->dev, iu->b.dma, TRS_MAX_RECV_MSG,
+				      DMA_FROM_DEVICE);
+	ibtrs_clt_recv_again(iu);
+	ibtrs_clt_recv_flush(con);
+	if (con->cid)
+		ibtrs_clt_path_fail(path, "INFO_RSP not on connection 0");
+	else
+		ibtrs_clt_info_rsp(path, msg, m->len);
+}
+
+/* A heartbeat or its ack. */
+static noinline void ibtrs_clt_recv_hb(struct ibtrs_clt_con *con,
+				       const struct trs_rx_msg *m)
+{
+	struct ibtrs_clt_path *path = con->path;
+	unsigned long flags;
+	u64 rtt;
+
+	if (m->kind == TRS_RX_HB) {
+		if (ibtrs_clt_post_imm(con, trs_to_imm(TRS_IMM_HB_ACK, m->id, 0)))
+			ibtrs_clt_path_fail(path, "cannot answer a heartbeat");
+	} else {
+		spin_lock_irqsave(&path->lock, flags);
+		if (!trs_hb_on_ack(&path->hb, m->id, ibtrs_clt_now_us(), &rtt))
+			path->hb_rtt_us = rtt;
+		spin_unlock_irqrestore(&path->lock, flags);
+	}
+	ibtrs_clt_recv_flush(con);
+}
+
 void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibtrs_clt_iu *iu = container_of(wc->wr_cqe, struct ibtrs_clt_iu,
@@ -334,13 +377,9 @@ void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibtrs_clt_con *con = iu->con;
 	struct ibtrs_clt_path *path = con->path;
 	struct ibtrs_clt_sess *sess = path->sess;
-	struct trs_io_rsp_info r = {};
-	u8 msg[TRS_MAX_RECV_MSG];
-	struct trs_rx_wc w = {};
+	struct trs_rx_wc w;
 	struct trs_rx_msg m;
 	const char *why = "";
-	unsigned long flags;
-	u64 rtt;
 	int err;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -360,11 +399,9 @@ void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	w.byte_len = wc->byte_len;
 	ib_dma_sync_single_for_cpu(path->dev, iu->b.dma, TRS_MAX_RECV_MSG,
 				   DMA_FROM_DEVICE);
+	/* an IO_RSP message is decoded there too (m.rsp_len) */
 	err = trs_rx_decode_clt(&w, iu->b.buf, READ_ONCE(sess->queue_depth), &m,
 				&why);
-	if (!err && m.kind == TRS_RX_IO_RSP && !w.with_imm)
-		err = trs_io_rsp_decode(iu->b.buf, w.byte_len, sess->queue_depth,
-					&r, &why);
 	if (err) {
 		atomic64_inc(&path->proto_errors);
 		ibtrs_clt_err(path, "bad receive: %s (opcode %d, %u bytes)\n",
@@ -372,36 +409,23 @@ void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ibtrs_clt_path_fail(path, "protocol error");
 		return;
 	}
-	if (m.kind == TRS_RX_MSG)
-		memcpy(msg, iu->b.buf, m.len);
+	/* any receive is life; the heartbeat tick reads it */
+	WRITE_ONCE(con->last_rx, jiffies);
+	if (unlikely(m.kind == TRS_RX_MSG)) {
+		ibtrs_clt_recv_msg(iu, &m);
+		return;
+	}
 	ib_dma_sync_single_for_device(path->dev, iu->b.dma, TRS_MAX_RECV_MSG,
 				      DMA_FROM_DEVICE);
 	ibtrs_clt_recv_again(iu);
-	/* any receive is life; the heartbeat tick reads it */
-	WRITE_ONCE(con->last_rx, jiffies);
 
 	switch (m.kind) {
 	case TRS_RX_IO_RSP:
-		ibtrs_clt_io_answer(con, &m, !w.with_imm, r.len);
+		ibtrs_clt_io_answer(con, &m, !w.with_imm, m.rsp_len);
 		break;
 	case TRS_RX_HB:
-		if (ibtrs_clt_post_imm(con, trs_to_imm(TRS_IMM_HB_ACK, m.id, 0)))
-			ibtrs_clt_path_fail(path, "cannot answer a heartbeat");
-		ibtrs_clt_recv_flush(con);
-		break;
 	case TRS_RX_HB_ACK:
-		spin_lock_irqsave(&path->lock, flags);
-		if (!trs_hb_on_ack(&path->hb, m.id, ibtrs_clt_now_us(), &rtt))
-			path->hb_rtt_us = rtt;
-		spin_unlock_irqrestore(&path->lock, flags);
-		ibtrs_clt_recv_flush(con);
-		break;
-	case TRS_RX_MSG:	/* INFO_RSP, the only message, on cid 0 */
-		ibtrs_clt_recv_flush(con);
-		if (con->cid)
-			ibtrs_clt_path_fail(path, "INFO_RSP not on connection 0");
-		else
-			ibtrs_clt_info_rsp(path, msg, m.len);
+		ibtrs_clt_recv_hb(con, &m);
 		break;
 	default:
 		ibtrs_clt_path_fail(path, "unexpected receive");
@@ -511,35 +535,15 @@ void ibtrs_clt_hb_work(struct work_struct *work)
  * writes per IO; min-inflight and min-latency count the IO on the path
  * (@io->mp_counted).
  */
-static struct ibtrs_clt_path *ibtrs_clt_pick(struct ibtrs_clt_sess *sess,
-					     struct ibtrs_clt_io *io)
+/* min-inflight and min-latency: trs/common/mp.c on a copy of the paths. */
+static noinline struct ibtrs_clt_path *
+ibtrs_clt_pick_mp(struct ibtrs_clt_sess *sess, int policy, int n)
 {
 	struct trs_mp_path mp[IBTRS_CLT_MAX_PATHS];
-	int policy = READ_ONCE(sess->mp_policy);
-	int n = READ_ONCE(sess->npaths), i, k;
 	struct ibtrs_clt_path *p;
-	u32 cur;
+	u32 cur = this_cpu_read(*sess->rr_cursor);
+	int i;
 
-	if (n == 1) {
-		p = rcu_dereference(sess->paths[0]);
-		if (!p || READ_ONCE(p->state) != IBTRS_CLT_PATH_CONNECTED)
-			return NULL;
-		if (policy == TRS_MP_ROUND_ROBIN)
-			return p;
-		goto count;
-	}
-	cur = this_cpu_read(*sess->rr_cursor);
-	if (policy == TRS_MP_ROUND_ROBIN) {
-		for (k = 1; k <= n; k++) {
-			i = (cur + k) % n;
-			p = rcu_dereference(sess->paths[i]);
-			if (p && READ_ONCE(p->state) == IBTRS_CLT_PATH_CONNECTED) {
-				this_cpu_write(*sess->rr_cursor, i);
-				return p;
-			}
-		}
-		return NULL;
-	}
 	for (i = 0; i < n; i++) {
 		p = rcu_dereference(sess->paths[i]);
 		mp[i].usable = p &&
@@ -551,8 +555,45 @@ static struct ibtrs_clt_path *ibtrs_clt_pick(struct ibtrs_clt_sess *sess,
 	if (i < 0)
 		return NULL;
 	this_cpu_write(*sess->rr_cursor, cur);
-	p = rcu_dereference(sess->paths[i]);
-count:
+	return rcu_dereference(sess->paths[i]);
+}
+
+/*
+ * The path for a new request, in an RCU read section, or NULL when none is
+ * up. Round-robin keeps one cursor per CPU and reads nothing another CPU
+ * writes per IO; min-inflight and min-latency count the IO on the path
+ * (@io->mp_counted).
+ */
+static __always_inline struct ibtrs_clt_path *
+ibtrs_clt_pick(struct ibtrs_clt_sess *sess, struct ibtrs_clt_io *io)
+{
+	int policy = READ_ONCE(sess->mp_policy);
+	int n = READ_ONCE(sess->npaths), i, k;
+	struct ibtrs_clt_path *p;
+	u32 cur;
+
+	if (n == 1) {
+		p = rcu_dereference(sess->paths[0]);
+		if (!p || READ_ONCE(p->state) != IBTRS_CLT_PATH_CONNECTED)
+			return NULL;
+		if (policy == TRS_MP_ROUND_ROBIN)
+			return p;
+	} else if (policy != TRS_MP_ROUND_ROBIN) {
+		p = ibtrs_clt_pick_mp(sess, policy, n);
+		if (!p)
+			return NULL;
+	} else {
+		cur = this_cpu_read(*sess->rr_cursor);
+		for (k = 1; k <= n; k++) {
+			i = (cur + k) % n;
+			p = rcu_dereference(sess->paths[i]);
+			if (p && READ_ONCE(p->state) == IBTRS_CLT_PATH_CONNECTED) {
+				this_cpu_write(*sess->rr_cursor, i);
+				return p;
+			}
+		}
+		return NULL;
+	}
 	atomic_inc(&p->mp_inflight);
 	io->mp_counted = true;
 	io->start_us = ibtrs_clt_now_us();
@@ -578,12 +619,12 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 			     struct ibtrs_clt_path *path,
 			     struct ibtrs_clt_con *con)
 {
+	struct ibtrs_clt_stats __percpu *st = path->stats;
 	struct ibtrs_clt_sess *sess = io->sess;
 	struct ib_device *dev = path->dev;
-	struct trs_io_req_info ri = {};
-	struct ib_reg_wr reg_wr = {};
-	struct ib_rdma_wr wr = {}, data_wr = {};
-	const struct ib_send_wr *first = &wr.wr;
+	struct trs_io_req_info *ri = &io->ri;
+	struct ib_rdma_wr *wr = &io->wr;
+	const struct ib_send_wr *first = &wr->wr;
 	u64 slot = path->info.pool_addr + (u64)io->id * sess->slot_size;
 	u64 hdr_dma = path->hdr_dma + (u64)io->id * sess->hdr_stride;
 	int nsge = 0, i, n, ret;
@@ -599,11 +640,20 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 			return -ENOMEM;
 		io->nents = n;
 	}
-	ri.type = io->dir == IBTRS_CLT_READ ? TRS_MSG_IO_READ :
-		  TRS_MSG_IO_WRITE;
-	ri.usr_len = io->usrlen;
-	ri.seq = ++io->seq;
+	/* every field of ri and of the work requests is set below */
+	ri->type = io->dir == IBTRS_CLT_READ ? TRS_MSG_IO_READ :
+		   TRS_MSG_IO_WRITE;
+	ri->usr_len = io->usrlen;
+	ri->seq = ++io->seq;
+	ri->flags = 0;
+	ri->sg_cnt = 0;
+	ri->data_len = 0;
+	ri->raddr = 0;
+	ri->rkey = 0;
+	ri->rlen = 0;
 	if (io->dir == IBTRS_CLT_READ && io->nents) {
+		struct ib_reg_wr *reg_wr = &io->reg_wr;
+
 		io->mr = con->mrs[io->id];
 		ib_update_fast_reg_key(io->mr, ib_inc_rkey(io->mr->rkey));
 		n = ib_map_mr_sg(io->mr, io->sg, io->nents, NULL, PAGE_SIZE);
@@ -611,23 +661,26 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 			ret = -EINVAL;
 			goto out_unmap;
 		}
-		reg_wr.wr.opcode = IB_WR_REG_MR;
-		reg_wr.wr.wr_cqe = &con->reg_cqe;
-		reg_wr.wr.next = &wr.wr;
-		reg_wr.mr = io->mr;
-		reg_wr.key = io->mr->rkey;
+		reg_wr->wr.next = &wr->wr;
+		reg_wr->wr.wr_cqe = &con->reg_cqe;
+		reg_wr->wr.sg_list = NULL;
+		reg_wr->wr.num_sge = 0;
+		reg_wr->wr.opcode = IB_WR_REG_MR;
+		reg_wr->wr.send_flags = 0;
+		reg_wr->mr = io->mr;
+		reg_wr->key = io->mr->rkey;
 		/* exactly the IO buffer, writable by the server, this IO only */
-		reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		first = &reg_wr.wr;
-		ri.flags = TRS_IO_F_NEED_INV;
-		ri.sg_cnt = 1;
-		ri.raddr = io->mr->iova;
-		ri.rkey = io->mr->rkey;
-		ri.rlen = io->datalen;
+		reg_wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		first = &reg_wr->wr;
+		ri->flags = TRS_IO_F_NEED_INV;
+		ri->sg_cnt = 1;
+		ri->raddr = io->mr->iova;
+		ri->rkey = io->mr->rkey;
+		ri->rlen = io->datalen;
 	} else if (io->dir == IBTRS_CLT_WRITE) {
 		struct scatterlist *sg;
 
-		ri.data_len = io->datalen;
+		ri->data_len = io->datalen;
 		for_each_sg(io->sg, sg, io->nents, i) {
 			io->sge[nsge].addr = sg_dma_address(sg);
 			io->sge[nsge].length = sg_dma_len(sg);
@@ -635,7 +688,7 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 			nsge++;
 		}
 	}
-	trs_io_req_encode(io->hdr, &ri);
+	trs_io_req_encode(io->hdr, ri);
 	io->hdr_len = sizeof(struct trs_msg_io_req) + io->usrlen;
 	ib_dma_sync_single_for_device(dev, hdr_dma, io->hdr_len,
 				      DMA_TO_DEVICE);
@@ -644,15 +697,19 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	io->sge[nsge].lkey = path->pd->local_dma_lkey;
 	nsge++;
 
-	wr.wr.wr_cqe = &con->req_cqe;
-	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
-	wr.wr.ex.imm_data = cpu_to_be32(trs_to_imm(TRS_IMM_IO_REQ, io->id, 0));
-	wr.wr.sg_list = io->sge;
-	wr.wr.num_sge = nsge;
+	wr->wr.next = NULL;
+	wr->wr.wr_cqe = &con->req_cqe;
+	wr->wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr->wr.send_flags = 0;
+	wr->wr.ex.imm_data = cpu_to_be32(trs_to_imm(TRS_IMM_IO_REQ, io->id, 0));
+	wr->wr.sg_list = io->sge;
+	wr->wr.num_sge = nsge;
 	/* write data right-aligned before the header: one WRITE for both */
-	wr.remote_addr = slot + sess->chunk_size - ri.data_len;
-	wr.rkey = path->info.pool_rkey;
+	wr->remote_addr = slot + sess->chunk_size - ri->data_len;
+	wr->rkey = path->info.pool_rkey;
 	if (nsge > path->max_sge) {
+		struct ib_rdma_wr *data_wr = &io->data_wr;
+
 		/*
 		 * More data segments than fit beside the header (a 128 KiB
 		 * write of 4 KiB pages on a 32-SGE device): the data goes in an
@@ -660,17 +717,18 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 		 * the WRITE_WITH_IMM. RC places the data before the server
 		 * sees the immediate. One more WR, not one more IO.
 		 */
-		data_wr.wr.wr_cqe = &con->req_cqe;
-		data_wr.wr.opcode = IB_WR_RDMA_WRITE;
-		data_wr.wr.sg_list = io->sge;
-		data_wr.wr.num_sge = nsge - 1;
-		data_wr.wr.next = &wr.wr;
-		data_wr.remote_addr = wr.remote_addr;
-		data_wr.rkey = wr.rkey;
-		wr.wr.sg_list = &io->sge[nsge - 1];
-		wr.wr.num_sge = 1;
-		wr.remote_addr = slot + sess->chunk_size;
-		first = &data_wr.wr;
+		data_wr->wr.next = &wr->wr;
+		data_wr->wr.wr_cqe = &con->req_cqe;
+		data_wr->wr.opcode = IB_WR_RDMA_WRITE;
+		data_wr->wr.send_flags = 0;
+		data_wr->wr.sg_list = io->sge;
+		data_wr->wr.num_sge = nsge - 1;
+		data_wr->remote_addr = wr->remote_addr;
+		data_wr->rkey = wr->rkey;
+		wr->wr.sg_list = &io->sge[nsge - 1];
+		wr->wr.num_sge = 1;
+		wr->remote_addr = slot + sess->chunk_size;
+		first = &data_wr->wr;
 	}
 	/*
 	 * Unsignaled: the IO ends at its answer, which the server sends only
@@ -679,8 +737,8 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	 * send queue entries before it (the queue is sized for that).
 	 */
 	if (!(atomic64_inc_return(&con->reqs) & (IBTRS_CLT_SIG_EVERY - 1))) {
-		wr.wr.send_flags = IB_SEND_SIGNALED;
-		this_cpu_inc(path->stats->sig_reqs);
+		wr->wr.send_flags = IB_SEND_SIGNALED;
+		this_cpu_inc(st->sig_reqs);
 	}
 
 	/*
@@ -699,11 +757,11 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 		ret = -EAGAIN;
 		goto out_unpost;
 	}
-	this_cpu_inc(path->stats->reqs);
-	this_cpu_inc(path->stats->msgs);
-	this_cpu_inc(path->stats->inflight);
+	this_cpu_inc(st->reqs);
+	this_cpu_inc(st->msgs);
+	this_cpu_inc(st->inflight);
 	if (io->mr)
-		this_cpu_inc(path->stats->reg_wrs);
+		this_cpu_inc(st->reg_wrs);
 	return 0;
 
 out_unpost:
@@ -714,7 +772,7 @@ out_unpost:
 	 */
 	if (atomic_cmpxchg(&io->state, IBTRS_CLT_IO_POSTED,
 			   IBTRS_CLT_IO_BUSY) != IBTRS_CLT_IO_POSTED) {
-		this_cpu_inc(path->stats->inflight);
+		this_cpu_inc(st->inflight);
 		return 0;
 	}
 out_unmap:

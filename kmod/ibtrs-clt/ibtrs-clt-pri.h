@@ -250,6 +250,12 @@ struct ibtrs_clt_con {
  * @conf: the caller's completion.
  * @priv: its argument.
  * @sge: SGEs of the request (data, then the header).
+ * @ri: the request header's fields (encoded into @hdr).
+ * @wr: the request's RDMA_WRITE_WITH_IMM.
+ * @data_wr: the data's RDMA_WRITE when it does not fit beside the header.
+ * @reg_wr: a read's REG_MR.
+ *	The work requests live here, not on the stack: the kernel zeroes
+ *	every stack variable (INIT_STACK_ALL_ZERO), 200 bytes per IO.
  * @pending: in sess->pending while it waits for a path (@path NULL), or
  *	in the teardown's list of deferred ends.
  * @expired: the caller gave up on it (ibtrs_clt_request_timeout() final):
@@ -284,6 +290,10 @@ struct ibtrs_clt_io {
 	ibtrs_clt_conf_fn conf;
 	void *priv;
 	struct ib_sge sge[IBTRS_CLT_MAX_SGE + 1];
+	struct trs_io_req_info ri;
+	struct ib_rdma_wr wr;
+	struct ib_rdma_wr data_wr;
+	struct ib_reg_wr reg_wr;
 	struct list_head pending;
 	bool expired;
 	bool inv_deferred;

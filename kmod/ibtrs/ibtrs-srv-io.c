@@ -27,35 +27,37 @@ static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op,
 			       struct ibtrs_srv_path *path,
 			       struct ibtrs_srv_con *con, int status, u32 len)
 {
-	struct ib_rdma_wr data_wr;
-	struct ib_send_wr rsp_wr;
-	const struct ib_send_wr *first = &rsp_wr;
-	struct ib_sge data_sge, rsp_sge;
+	struct ib_send_wr *rsp_wr = &op->rsp_wr;
+	const struct ib_send_wr *first = rsp_wr;
 	u32 imm;
 	int ret;
 
-	memset(&rsp_wr, 0, sizeof(rsp_wr));
 	if (op->req.type == TRS_MSG_IO_READ && !status && len) {
+		struct ib_rdma_wr *data_wr = &op->data_wr;
+
 		/* what the block layer or the user put there, for the device */
 		if (path->need_sync)
 			ibtrs_srv_sync_chunk(path, op->id, 0, len, false);
-		data_sge.addr = path->mr->iova +
-				(u64)op->id * op->sess->ctx->slot_size;
-		data_sge.length = len;
-		data_sge.lkey = path->mr->lkey;
-		memset(&data_wr, 0, sizeof(data_wr));
-		data_wr.wr.wr_cqe = &con->send_cqe;
-		data_wr.wr.opcode = IB_WR_RDMA_WRITE;
-		data_wr.wr.sg_list = &data_sge;
-		data_wr.wr.num_sge = 1;
-		data_wr.wr.next = &rsp_wr;
-		data_wr.remote_addr = op->req.raddr;
-		data_wr.rkey = op->req.rkey;
-		first = &data_wr.wr;
+		op->data_sge.addr = path->mr->iova +
+				    (u64)op->id * op->sess->ctx->slot_size;
+		op->data_sge.length = len;
+		op->data_sge.lkey = path->mr->lkey;
+		data_wr->wr.next = rsp_wr;
+		data_wr->wr.wr_cqe = &con->send_cqe;
+		data_wr->wr.opcode = IB_WR_RDMA_WRITE;
+		data_wr->wr.send_flags = 0;
+		data_wr->wr.sg_list = &op->data_sge;
+		data_wr->wr.num_sge = 1;
+		data_wr->remote_addr = op->req.raddr;
+		data_wr->rkey = op->req.rkey;
+		first = &data_wr->wr;
 	}
-	rsp_wr.wr_cqe = &con->send_cqe;
+	/* every field of the answer's work request is set below */
+	rsp_wr->next = NULL;
+	rsp_wr->wr_cqe = &con->send_cqe;
+	rsp_wr->send_flags = 0;
 	if (!(atomic_inc_return(&con->sig_cnt) & (IBTRS_SIG_EVERY - 1))) {
-		rsp_wr.send_flags = IB_SEND_SIGNALED;
+		rsp_wr->send_flags = IB_SEND_SIGNALED;
 		this_cpu_inc(path->stats->sig_rsps);
 	}
 	if (op->req.type == TRS_MSG_IO_READ ||
@@ -78,18 +80,20 @@ static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op,
 		ib_dma_sync_single_for_device(path->dev, con->txb.dma + off,
 					      sizeof(struct trs_msg_io_rsp),
 					      DMA_TO_DEVICE);
-		rsp_sge.addr = con->txb.dma + off;
-		rsp_sge.length = sizeof(struct trs_msg_io_rsp);
-		rsp_sge.lkey = path->pd->local_dma_lkey;
-		rsp_wr.opcode = inv ? IB_WR_SEND_WITH_INV : IB_WR_SEND;
-		rsp_wr.ex.invalidate_rkey = inv ? op->req.rkey : 0;
-		rsp_wr.sg_list = &rsp_sge;
-		rsp_wr.num_sge = 1;
+		op->rsp_sge.addr = con->txb.dma + off;
+		op->rsp_sge.length = sizeof(struct trs_msg_io_rsp);
+		op->rsp_sge.lkey = path->pd->local_dma_lkey;
+		rsp_wr->opcode = inv ? IB_WR_SEND_WITH_INV : IB_WR_SEND;
+		rsp_wr->ex.invalidate_rkey = inv ? op->req.rkey : 0;
+		rsp_wr->sg_list = &op->rsp_sge;
+		rsp_wr->num_sge = 1;
 	} else {
 		if (trs_imm_pack(TRS_IMM_IO_RSP, op->id, status, &imm))
 			imm = trs_to_imm(TRS_IMM_IO_RSP, op->id, EIO);
-		rsp_wr.opcode = IB_WR_SEND_WITH_IMM;
-		rsp_wr.ex.imm_data = cpu_to_be32(imm);
+		rsp_wr->opcode = IB_WR_SEND_WITH_IMM;
+		rsp_wr->ex.imm_data = cpu_to_be32(imm);
+		rsp_wr->sg_list = NULL;
+		rsp_wr->num_sge = 0;
 	}
 	ret = ib_post_send(con->qp, first, NULL);
 	if (!ret)
@@ -364,10 +368,49 @@ static void ibtrs_srv_io_req(struct ibtrs_srv_con *con, u32 id)
 /* ---------------------------------------------------------------- */
 /* Receives, INFO, heartbeats                                        */
 
+/* The first post of @iu: its receive work request is made here. */
 int ibtrs_srv_post_recv(struct ibtrs_srv_con *con, struct ibtrs_srv_iu *iu)
 {
-	return ibtrs_post_recv_one(con->qp, con->path->pd, &iu->cqe, iu->dma,
-				   TRS_MAX_RECV_MSG);
+	iu->sge.addr = iu->dma;
+	iu->sge.length = TRS_MAX_RECV_MSG;
+	iu->sge.lkey = con->path->pd->local_dma_lkey;
+	iu->wr.wr_cqe = &iu->cqe;
+	iu->wr.sg_list = &iu->sge;
+	iu->wr.num_sge = 1;
+	iu->wr.next = NULL;
+	return ib_post_recv(con->qp, &iu->wr, NULL);
+}
+
+/*
+ * Post the chain of consumed receives of @con. Only the CQ's own work
+ * calls it (one handler at a time per CQ).
+ */
+void ibtrs_srv_recv_flush(struct ibtrs_srv_con *con)
+{
+	struct ib_recv_wr *first = con->rx_first;
+
+	if (!first)
+		return;
+	con->rx_first = NULL;
+	con->rx_last = NULL;
+	con->rx_nr = 0;
+	if (ib_post_recv(con->qp, first, NULL))
+		ibtrs_srv_path_fail(con->path, "reposting receives failed");
+}
+
+/* @iu is consumed: re-post it with the next IBTRS_RX_BATCH - 1. */
+static void ibtrs_srv_recv_again(struct ibtrs_srv_iu *iu)
+{
+	struct ibtrs_srv_con *con = iu->con;
+
+	iu->wr.next = NULL;
+	if (con->rx_last)
+		con->rx_last->next = &iu->wr;
+	else
+		con->rx_first = &iu->wr;
+	con->rx_last = &iu->wr;
+	if (++con->rx_nr >= IBTRS_RX_BATCH)
+		ibtrs_srv_recv_flush(con);
 }
 
 /* SEND_WITH_IMM without payload on connection 0. Under sess->lock. */
@@ -486,6 +529,43 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 		path->addr, n, n > 1 ? "s" : "");
 }
 
+/*
+ * A message that is not a request (INFO_REQ): copied out of its buffer
+ * before the buffer is posted again. Not inlined: its copy's stack (zeroed
+ * by the kernel's INIT_STACK_ALL_ZERO) stays off the IO path.
+ */
+static noinline void ibtrs_srv_recv_msg(struct ibtrs_srv_iu *iu,
+					const struct trs_rx_msg *m)
+{
+	struct ibtrs_srv_con *con = iu->con;
+	u8 msg[TRS_MAX_RECV_MSG];
+
+	memcpy(msg, iu->buf, m->len);
+	ib_dma_sync_single_for_device(con->path->dev, iu->dma, TRS_MAX_RECV_MSG,
+				      DMA_FROM_DEVICE);
+	ibtrs_srv_recv_again(iu);
+	ibtrs_srv_recv_flush(con);
+	ibtrs_srv_info_req(con, msg, m->len);
+}
+
+/* A heartbeat (answered) or its ack (only life). */
+static noinline void ibtrs_srv_recv_hb(struct ibtrs_srv_con *con,
+				       const struct trs_rx_msg *m)
+{
+	struct ibtrs_srv_path *path = con->path;
+	struct ibtrs_srv_sess *sess = path->sess;
+	int err = 0;
+
+	ibtrs_srv_recv_flush(con);
+	if (m->kind != TRS_RX_HB)
+		return;
+	spin_lock_irq(&sess->lock);
+	err = ibtrs_srv_post_imm(path, trs_to_imm(TRS_IMM_HB_ACK, m->id, 0));
+	spin_unlock_irq(&sess->lock);
+	if (err)
+		ibtrs_srv_path_fail(path, "cannot answer a heartbeat: %d", err);
+}
+
 void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibtrs_srv_iu *iu = container_of(wc->wr_cqe, struct ibtrs_srv_iu,
@@ -493,9 +573,8 @@ void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibtrs_srv_con *con = iu->con;
 	struct ibtrs_srv_path *path = con->path;
 	struct ibtrs_srv_sess *sess = path->sess;
-	struct trs_rx_wc w = {};
+	struct trs_rx_wc w;
 	struct trs_rx_msg m;
-	u8 msg[TRS_MAX_RECV_MSG];
 	const char *why = "";
 	int err;
 
@@ -526,33 +605,17 @@ void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				    why, wc->opcode, wc->byte_len);
 		return;
 	}
-	if (m.kind == TRS_RX_MSG)
-		memcpy(msg, iu->buf, m.len);
-	ib_dma_sync_single_for_device(path->dev, iu->dma, TRS_MAX_RECV_MSG,
-				      DMA_FROM_DEVICE);
-	err = ibtrs_srv_post_recv(con, iu);
-	if (err) {
-		ibtrs_srv_path_fail(path, "reposting a receive: %d", err);
-		return;
-	}
-
 	/* any receive is life; the heartbeat tick reads it */
 	WRITE_ONCE(con->last_rx, jiffies);
-	if (m.kind == TRS_RX_HB) {
-		spin_lock_irq(&sess->lock);
-		err = ibtrs_srv_post_imm(path, trs_to_imm(TRS_IMM_HB_ACK, m.id, 0));
-		spin_unlock_irq(&sess->lock);
-		if (err) {
-			ibtrs_srv_path_fail(path, "cannot answer a heartbeat: %d",
-					    err);
-			return;
-		}
+	if (unlikely(m.kind == TRS_RX_MSG)) {	/* INFO_REQ, the only one */
+		ibtrs_srv_recv_msg(iu, &m);
+		return;
 	}
+	ib_dma_sync_single_for_device(path->dev, iu->dma, TRS_MAX_RECV_MSG,
+				      DMA_FROM_DEVICE);
+	ibtrs_srv_recv_again(iu);
 
 	switch (m.kind) {
-	case TRS_RX_HB:
-	case TRS_RX_HB_ACK:	/* only life; the server keeps no RTT */
-		break;
 	case TRS_RX_IO_REQ:
 		if (!READ_ONCE(path->joined)) {
 			ibtrs_srv_path_fail(path, "IO request before the path joined");
@@ -560,8 +623,9 @@ void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		}
 		ibtrs_srv_io_req(con, m.id);
 		break;
-	case TRS_RX_MSG:	/* INFO_REQ, the only valid message */
-		ibtrs_srv_info_req(con, msg, m.len);
+	case TRS_RX_HB:
+	case TRS_RX_HB_ACK:	/* only life; the server keeps no RTT */
+		ibtrs_srv_recv_hb(con, &m);
 		break;
 	default:
 		ibtrs_srv_path_fail(path, "unexpected receive kind %d", m.kind);

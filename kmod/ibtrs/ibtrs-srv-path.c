@@ -101,8 +101,8 @@ static int ibtrs_srv_con_create(struct ibtrs_srv_con *con)
 	 * + HB, INFO, REG
 	 */
 	u32 sq = 2 * (qd + IBTRS_SIG_EVERY) + 16;
-	/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ */
-	u32 rq = qd + IBTRS_RX_EXTRA;
+	/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ, a repost batch */
+	u32 rq = qd + IBTRS_RX_EXTRA + IBTRS_RX_BATCH;
 	u32 i;
 	int err;
 

@@ -20,6 +20,8 @@
 
 #define IBTRS_TICK_MS		50	/* heartbeat work period */
 #define IBTRS_RX_EXTRA		32	/* receives beyond one per chunk: HB, INFO */
+/* receives are re-posted in chains of this many; the ring holds as many more */
+#define IBTRS_RX_BATCH		16
 #define IBTRS_ACK_TIMEOUT	14	/* 4.096 us * 2^14 = 67 ms per retry */
 #define IBTRS_RSP_SLOT		32	/* bytes per chunk for its IO_RSP */
 #define IBTRS_JOIN_GRACE_US	(10ULL * USEC_PER_SEC)	/* after the HB timeout */
@@ -75,6 +77,12 @@ enum ibtrs_srv_op_state {
  * @pending_con: the connection of @pending_path it came on.
  * @start_work: starts the pending request (not in the answer's context).
  * @req: the validated request header (host order), stable while ACTIVE.
+ * @data_wr: a read answer's RDMA_WRITE; with @rsp_wr, @data_sge and
+ *	@rsp_sge the answer's work requests, here rather than on the stack
+ *	(the kernel zeroes every stack variable: INIT_STACK_ALL_ZERO).
+ * @rsp_wr: the answer.
+ * @data_sge: see @data_wr.
+ * @rsp_sge: see @data_wr.
  */
 struct ibtrs_srv_op {
 	struct ibtrs_srv_sess *sess;
@@ -86,14 +94,23 @@ struct ibtrs_srv_op {
 	struct ibtrs_srv_con *pending_con;
 	struct work_struct start_work;
 	struct trs_io_req_info req;
+	struct ib_rdma_wr data_wr;
+	struct ib_send_wr rsp_wr;
+	struct ib_sge data_sge;
+	struct ib_sge rsp_sge;
 };
 
-/* A receive buffer; the CQ hands it back through @cqe. */
+/*
+ * A receive buffer; the CQ hands it back through @cqe. @wr (with @sge) is
+ * its receive work request, chained with others to re-post.
+ */
 struct ibtrs_srv_iu {
 	struct ib_cqe cqe;
 	struct ibtrs_srv_con *con;
 	void *buf;
 	u64 dma;
+	struct ib_recv_wr wr;
+	struct ib_sge sge;
 };
 
 /**
@@ -114,6 +131,10 @@ struct ibtrs_srv_iu {
  *	write the chunk while it is validated); used by this CQ's work only.
  * @sig_cnt: answers posted; every IBTRS_SIG_EVERY-th is signaled.
  * @last_rx: jiffies of the last receive (any receive is life).
+ * @rx_first: receives consumed and not re-posted yet (a chain), with
+ *	@rx_last and @rx_nr; touched only by this CQ's work.
+ * @rx_last: see @rx_first.
+ * @rx_nr: see @rx_first.
  */
 struct ibtrs_srv_con {
 	struct ibtrs_srv_path *path;
@@ -130,6 +151,9 @@ struct ibtrs_srv_con {
 	u8 *hdr;
 	atomic_t sig_cnt;
 	unsigned long last_rx;
+	struct ib_recv_wr *rx_first;
+	struct ib_recv_wr *rx_last;
+	int rx_nr;
 };
 
 #define IBTRS_TX_RSP_OFF	TRS_MAX_RECV_MSG
@@ -298,6 +322,12 @@ static inline u64 ibtrs_now_us(void)
 	return ktime_to_us(ktime_get());
 }
 
+/* The memory of chunk @id of @sess (vmap()ped). */
+static inline void *ibtrs_srv_slot(struct ibtrs_srv_sess *sess, u32 id)
+{
+	return sess->pool + (size_t)id * sess->ctx->slot_size;
+}
+
 static inline const char *ibtrs_sess_name(const struct ibtrs_srv_sess *sess)
 {
 	return sess->named ? sess->name : "(unnamed)";
@@ -330,7 +360,6 @@ struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 					     const u8 *uuid,
 					     struct ib_device *dev,
 					     const struct sockaddr *src);
-void *ibtrs_srv_slot(struct ibtrs_srv_sess *sess, u32 id);
 unsigned int ibtrs_srv_busy_ops(struct ibtrs_srv_sess *sess);
 void ibtrs_srv_sess_dead_check(struct ibtrs_srv_sess *sess, bool may_sleep);
 void ibtrs_srv_sync_chunk(struct ibtrs_srv_path *path, u32 id, u32 off,
@@ -340,6 +369,7 @@ extern struct ibtrs_srv_ctx *ibtrs_srv_the_ctx;
 u64 ibtrs_srv_last_rx_us(struct ibtrs_srv_path *path, u64 now);
 void ibtrs_srv_op_start_work(struct work_struct *work);
 int ibtrs_srv_post_recv(struct ibtrs_srv_con *con, struct ibtrs_srv_iu *iu);
+void ibtrs_srv_recv_flush(struct ibtrs_srv_con *con);
 void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibtrs_srv_hb_work(struct work_struct *work);
 /* ibtrs-srv-path.c */

@@ -226,11 +226,6 @@ out_free_sess:
 	return ERR_PTR(err);
 }
 
-void *ibtrs_srv_slot(struct ibtrs_srv_sess *sess, u32 id)
-{
-	return sess->pool + (size_t)id * sess->ctx->slot_size;
-}
-
 /*
  * ibtrs_srv_sync_chunk() - hand bytes [@off, @off + @len) of chunk @id
  * between @path's device and the CPU: @for_cpu before the CPU (or the

@@ -41,7 +41,8 @@ enum ibtrs_srv_link_ev {
  * @rdma_ev: a request. @data/@datalen: the request's data area in the
  *	session's chunk (a write's data, or where a read's data goes);
  *	vmalloc-space memory, so block IO maps it with vmalloc_to_page().
- *	@usr/@usrlen: the user header (a private copy, valid during the call).
+ *	@usr/@usrlen: the user header (a private copy, valid during the call,
+ *	8-byte aligned).
  *	Return 0 when the request was answered, or will be, with
  *	ibtrs_srv_resp() exactly once; or return a negative errno without
  *	having answered: the transport sends it as the answer. Never both.
