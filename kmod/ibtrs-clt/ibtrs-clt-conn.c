@@ -60,9 +60,7 @@ static int ibtrs_clt_alloc_rx(struct ibtrs_clt_con *con, int n)
 		iu->wr.num_sge = 1;
 		con->rx_num = i + 1;
 	}
-	con->rx_first = NULL;
-	con->rx_last = NULL;
-	con->rx_nr = 0;
+	ibtrs_rx_chain_take(&con->rx_chain);
 	return 0;
 
 out_free_rx:

@@ -165,14 +165,9 @@ int ibtrs_clt_post_recv(struct ibtrs_clt_iu *iu)
  */
 void ibtrs_clt_recv_flush(struct ibtrs_clt_con *con)
 {
-	struct ib_recv_wr *first = con->rx_first;
+	struct ib_recv_wr *first = ibtrs_rx_chain_take(&con->rx_chain);
 
-	if (!first)
-		return;
-	con->rx_first = NULL;
-	con->rx_last = NULL;
-	con->rx_nr = 0;
-	if (ib_post_recv(con->qp, first, NULL))
+	if (first && ib_post_recv(con->qp, first, NULL))
 		ibtrs_clt_path_fail(con->path, "cannot repost receives");
 }
 
@@ -181,13 +176,7 @@ static void ibtrs_clt_recv_again(struct ibtrs_clt_iu *iu)
 {
 	struct ibtrs_clt_con *con = iu->con;
 
-	iu->wr.next = NULL;
-	if (con->rx_last)
-		con->rx_last->next = &iu->wr;
-	else
-		con->rx_first = &iu->wr;
-	con->rx_last = &iu->wr;
-	if (++con->rx_nr >= IBTRS_CLT_RX_BATCH)
+	if (ibtrs_rx_chain_add(&con->rx_chain, &iu->wr, IBTRS_CLT_RX_BATCH))
 		ibtrs_clt_recv_flush(con);
 }
 

@@ -172,10 +172,8 @@ struct ibtrs_clt_sess_stats {
  * @nr_mrs: entries of @mrs.
  * @rx: receive buffers.
  * @rx_num: entries of @rx.
- * @rx_first: receives consumed and not re-posted yet (a chain), with
- *	@rx_last and @rx_nr; touched only by the CQ's own context.
- * @rx_last: see @rx_first.
- * @rx_nr: see @rx_first.
+ * @rx_chain: receives consumed and not re-posted yet; touched only by the
+ *	CQ's own context.
  * @ctl_cqe: completion of control sends (INFO_REQ, heartbeats, acks).
  * @reg_cqe: completion (errors only) of unsignaled REG_MRs.
  * @req_cqe: completion of request WRs: errors, and the periodic signaled
@@ -207,9 +205,7 @@ struct ibtrs_clt_con {
 	u32 nr_mrs;
 	struct ibtrs_clt_iu *rx;
 	int rx_num;
-	struct ib_recv_wr *rx_first;
-	struct ib_recv_wr *rx_last;
-	int rx_nr;
+	struct ibtrs_rx_chain rx_chain;
 	struct ib_cqe ctl_cqe;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe req_cqe;

@@ -387,14 +387,9 @@ int ibtrs_srv_post_recv(struct ibtrs_srv_con *con, struct ibtrs_srv_iu *iu)
  */
 void ibtrs_srv_recv_flush(struct ibtrs_srv_con *con)
 {
-	struct ib_recv_wr *first = con->rx_first;
+	struct ib_recv_wr *first = ibtrs_rx_chain_take(&con->rx_chain);
 
-	if (!first)
-		return;
-	con->rx_first = NULL;
-	con->rx_last = NULL;
-	con->rx_nr = 0;
-	if (ib_post_recv(con->qp, first, NULL))
+	if (first && ib_post_recv(con->qp, first, NULL))
 		ibtrs_srv_path_fail(con->path, "reposting receives failed");
 }
 
@@ -403,13 +398,7 @@ static void ibtrs_srv_recv_again(struct ibtrs_srv_iu *iu)
 {
 	struct ibtrs_srv_con *con = iu->con;
 
-	iu->wr.next = NULL;
-	if (con->rx_last)
-		con->rx_last->next = &iu->wr;
-	else
-		con->rx_first = &iu->wr;
-	con->rx_last = &iu->wr;
-	if (++con->rx_nr >= IBTRS_RX_BATCH)
+	if (ibtrs_rx_chain_add(&con->rx_chain, &iu->wr, IBTRS_RX_BATCH))
 		ibtrs_srv_recv_flush(con);
 }
 

@@ -131,10 +131,8 @@ struct ibtrs_srv_iu {
  *	write the chunk while it is validated); used by this CQ's work only.
  * @sig_cnt: answers posted; every IBTRS_SIG_EVERY-th is signaled.
  * @last_rx: jiffies of the last receive (any receive is life).
- * @rx_first: receives consumed and not re-posted yet (a chain), with
- *	@rx_last and @rx_nr; touched only by this CQ's work.
- * @rx_last: see @rx_first.
- * @rx_nr: see @rx_first.
+ * @rx_chain: receives consumed and not re-posted yet; touched only by
+ *	this CQ's work.
  */
 struct ibtrs_srv_con {
 	struct ibtrs_srv_path *path;
@@ -151,9 +149,7 @@ struct ibtrs_srv_con {
 	u8 *hdr;
 	atomic_t sig_cnt;
 	unsigned long last_rx;
-	struct ib_recv_wr *rx_first;
-	struct ib_recv_wr *rx_last;
-	int rx_nr;
+	struct ibtrs_rx_chain rx_chain;
 };
 
 #define IBTRS_TX_RSP_OFF	TRS_MAX_RECV_MSG
