@@ -41,6 +41,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/cpumask.h>
 
 #include "ibtrs-clt-pri.h"
 

@@ -10,9 +10,9 @@
 #include <linux/types.h>
 #include <linux/socket.h>
 #include <linux/scatterlist.h>
-#include <linux/cpumask.h>
 
 struct ibtrs_clt_sess;
+struct cpumask;
 
 /**
  * enum ibtrs_clt_dir - direction of a request.
