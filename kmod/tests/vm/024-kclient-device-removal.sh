@@ -48,6 +48,13 @@ sleep 1.5
 cat "$P"
 [ "$(grep -c 'state=connected reqs=[1-9]' "$P")" = 2 ] ||
 	die "not both paths carrying IO before the removal"
+# Delete only while path 1 has IO in flight (a slow fio start under load
+# left it none once: nothing to fail over, nothing tested).
+for i in $(seq 1 100); do
+	sed -n 1p "$P" | grep -q 'inflight=[1-9]' && break
+	sleep 0.1
+done
+sed -n 1p "$P" | grep -q 'inflight=[1-9]' || die "path 1 never had IO in flight"
 
 log "deleting $rxe1 (path 1's device) under IO"
 t0=$(_ms)
