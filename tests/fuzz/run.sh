@@ -8,8 +8,8 @@
 #   --check   (make check) the committed seeds are the generator's output,
 #             every regression input of regress/<h>/ passes, then every
 #             harness runs from its seeds alone (a fresh corpus) for its
-#             share of FUZZ_CHECK_SECONDS (120) in all (budget.sh: 6 s for
-#             the small ones, 12 s for the string and multi-message ones;
+#             share of FUZZ_CHECK_SECONDS (60) in all (budget.sh: 3 s for
+#             the small ones, 6 s for the string and multi-message ones;
 #             --seconds N: N each)
 # Each harness prints one line, per docs/CONVENTIONS.md:
 #   PASS: fuzz/<h> (N execs, cov C, ft F, corpus U units, S s)
