@@ -242,25 +242,12 @@ static void trs_clt_tick(struct trs_evsrc *src)
 	}
 }
 
-/* Reap every connection's CQ directly: no system call (on rxe). */
-static void trs_clt_reap_all(struct ibtrs_clt *clt)
-{
-	unsigned int i;
-	int p;
-
-	for (p = 0; p < clt->npaths; p++) {
-		struct trs_clt_path *path = clt->paths[p];
-
-		if (!path->cons || path->fail_pending)
-			continue;
-		for (i = 0; i < path->ncons; i++)
-			if (path->cons[i].c.cq)
-				trs_con_reap(&path->cons[i].c);
-	}
-}
-
-/* Before a wait: arm every CQ; the completions that raced in meanwhile. */
-static int trs_clt_arm_all(struct ibtrs_clt *clt)
+/*
+ * @fn on the CQ of every connection of every path still up; the sum of
+ * what it returned. trs_con_reap: reap directly, no system call (on rxe);
+ * trs_con_arm: before a wait, arm, and count the completions that raced in.
+ */
+static int trs_clt_each_cq(struct ibtrs_clt *clt, int (*fn)(struct trs_con *))
 {
 	unsigned int i;
 	int p, n = 0;
@@ -272,7 +259,7 @@ static int trs_clt_arm_all(struct ibtrs_clt *clt)
 			continue;
 		for (i = 0; i < path->ncons; i++)
 			if (path->cons[i].c.cq)
-				n += trs_con_arm(&path->cons[i].c);
+				n += fn(&path->cons[i].c);
 	}
 	return n;
 }
@@ -301,7 +288,7 @@ static int trs_clt_round(struct ibtrs_clt *clt)
 	ibtrs_clt_plug(clt);
 	now = trs_now_us();
 	clt->now_us = now;
-	trs_clt_reap_all(clt);
+	trs_clt_each_cq(clt, trs_con_reap);
 	if (now >= clt->next_tick_us) {
 		clt->next_tick_us = now + TRS_TICK_MS * 1000ULL;
 		err = trs_epoll_dispatch_at(clt->epfd, 0, &clt->now_us);
@@ -321,7 +308,7 @@ static int trs_clt_wait(struct ibtrs_clt *clt, int timeout_ms)
 
 	ibtrs_clt_plug(clt);
 	/* busy poll (connecting): nothing is armed, the rounds reap */
-	if (clt->opts.busy_poll || !trs_clt_arm_all(clt))
+	if (clt->opts.busy_poll || !trs_clt_each_cq(clt, trs_con_arm))
 		err = trs_epoll_dispatch_at(clt->epfd, timeout_ms, &clt->now_us);
 	clt->next_tick_us = clt->now_us + TRS_TICK_MS * 1000ULL;
 	trs_clt_after_round(clt);
