@@ -10,6 +10,7 @@
 #define FUZZ_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,6 +55,17 @@ static inline void *fz_dup(const void *src, size_t len)
 	if (len)
 		memcpy(p, src, len);
 	return p;
+}
+
+/*
+ * A log function's body in a harness: the message is formatted (so a bad
+ * format or argument is caught by the sanitizers) and dropped.
+ */
+static inline int fz_format(const char *fmt, va_list ap)
+{
+	static char line[1024];
+
+	return vsnprintf(line, sizeof(line), fmt, ap);
 }
 
 /* The input, consumed front to back. */

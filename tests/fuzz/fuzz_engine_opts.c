@@ -32,12 +32,11 @@
 
 ssize_t log_err(const char *format, ...)
 {
-	static char line[1024];
 	va_list ap;
 	int n;
 
 	va_start(ap, format);
-	n = vsnprintf(line, sizeof(line), format, ap);
+	n = fz_format(format, ap);
 	va_end(ap);
 	return n;
 }

@@ -55,15 +55,21 @@ except OSError as e:
 sys.exit(1)
 EOF
 
-# migration holds the second writer slot while a third tries
-run_fio mig --paths="$P" --devpath=nullb0 --rw=write --bs=4k --size=4m \
-	--time_based --runtime=$((6 * TS)) --rate_iops=50 --access_mode=migration &
-MIG=$!
+# migration holds the second writer slot while a third tries: it runs
+# until stopped (with a 6 s runtime, the debug kernel's slow fio start let
+# the third writer come after the migration opener had left)
+start_fio mig --paths="$P" --devpath=nullb0 --rw=write --bs=4k --size=4m \
+	--time_based --runtime=$((120 * TS)) --rate_iops=50 --access_mode=migration
+MIG=$FIO_PID
 wait_klog 'opened /dev/nullb0 (migration)' $((100 * TS)) || die "migration opener not admitted"
 run_fio third --paths="$P" --devpath=nullb0 --rw=write --bs=4k --size=1m \
 	--access_mode=migration && die "third writer was NOT refused"
 grep -q 'two writers' "$LOGDIR/fio-third.log" || die "third writer: unclear reason"
-wait $MIG || die "migration opener failed: $(tail -5 "$LOGDIR/fio-mig.log")"
+kill -0 $MIG 2>/dev/null || die "the migration opener ended before the third writer was refused"
+kill -INT $MIG 2>/dev/null
+wait $MIG
+grep -q 'err= 0' "$LOGDIR/fio-mig.log" ||
+	die "migration opener failed: $(tail -5 "$LOGDIR/fio-mig.log")"
 
 kill -INT $HOLDER 2>/dev/null
 wait $HOLDER

@@ -23,16 +23,17 @@
 #include <linux/printk.h>
 #include <net/net_namespace.h>
 
+#include "../fuzz.h"
+
 struct net init_net;
 
 int kshim_printk(const char *fmt, ...)
 {
-	static char line[1024];
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	n = fz_format(fmt, ap);
 	va_end(ap);
 	return n;
 }
