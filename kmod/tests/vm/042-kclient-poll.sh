@@ -49,6 +49,7 @@ kfio uring --ioengine=io_uring --hipri=1 --iodepth=16 --rw=randrw \
 r1=$(poll_reqs) c1=$(sum_paths poll_cqes) i1=$(cat $S/ios)
 ios=$((i1 - i0)) preqs=$((r1 - r0)) cqes=$((c1 - c0))
 log "polled jobs: $ios IOs, $preqs requests on the polled connections, $cqes completions reaped by polling"
+krxe_counters
 for p in "$S"/paths/*/; do
 	log "$(basename "$p") con_reqs: $(tr '\n' ' ' <"$p/con_reqs")"
 done
@@ -77,5 +78,6 @@ cat "$P" | tee "$LOGDIR/paths-after.txt"
 sed -n 1p "$LOGDIR/paths-after.txt" | grep -q 'failovers=[1-9]' ||
 	die "no IO failed over from path 1"
 grep -q 'proto_errors=[1-9]' "$LOGDIR/paths-after.txt" && die "protocol errors counted"
+krxe_counters
 kclt_finish 10
 log "PASS"
