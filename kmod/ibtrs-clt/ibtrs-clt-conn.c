@@ -419,7 +419,7 @@ static int ibtrs_clt_con_start(struct ibtrs_clt_con *con)
 		con->cm_id = NULL;
 		return ret;
 	}
-	ret = rdma_set_ack_timeout(con->cm_id, 14);
+	ret = rdma_set_ack_timeout(con->cm_id, ibtrs_clt_ack_timeout);
 	if (ret)
 		return ret;
 	if (path->addr.src.ss_family != AF_UNSPEC)

@@ -47,6 +47,7 @@
 /* module parameters (ibtrs-clt.c) */
 extern uint ibtrs_clt_max_queue_depth;
 extern uint ibtrs_clt_hb_interval_ms;
+extern uint ibtrs_clt_ack_timeout;
 extern uint ibtrs_clt_hb_missed_max;
 extern uint ibtrs_clt_reconnect_min_ms;
 extern uint ibtrs_clt_reconnect_max_ms;
