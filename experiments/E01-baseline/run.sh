@@ -36,6 +36,11 @@ done
 ex_meta_json "$dir/meta.json" E01-baseline "${params[@]}" "phases=$phases"
 fast=()
 [ "$E01_FAST_RXE" = 1 ] && fast=(--fast-rxe)
+# A boot that hangs should end with its reason on the console: kernel errors
+# (RCU stalls, hung tasks) printed there, and a soft lockup panics (the
+# testbed's panic=-1 then ends the guest) instead of spinning until the host
+# timeout with nothing to show (the icount boot of run 20261202-094850).
+export TB_GUEST_APPEND="loglevel=4 softlockup_panic=1${TB_GUEST_APPEND:+ $TB_GUEST_APPEND}"
 make -s -C experiments/lib
 for phase in $phases; do
 	mode=${phase%%[0-9]*}	# icount2 -> icount
