@@ -27,11 +27,14 @@ TS=${TB_TIMEOUT_SCALE:-1}
 # passes its own value (after this one, so it wins); the fio engine's
 # jobs (run_fio, start_fio) get it too, over a test's own value: it goes
 # in IBNBD_FIO_EXTRA, which comes last, as fio takes an engine option
-# only after --ioengine.
+# only after --ioengine; and the daemon (start_server: IBNBD_SRV_EXTRA;
+# 021 on the debug kernel: "heartbeat timeout: nothing received for
+# 1613 ms" from both paths under IO).
 KHB=()
 if [ "$TS" -gt 1 ]; then
 	KHB=("hb_interval_ms=$((500 * TS))")
 	IBNBD_FIO_EXTRA="${IBNBD_FIO_EXTRA:-} --hb_interval=$((500 * TS))"
+	IBNBD_SRV_EXTRA="${IBNBD_SRV_EXTRA:-} --hb-interval $((500 * TS))"
 fi
 if [[ ${TB_TIMEOUT_SCALE:-1} =~ ^[0-9]+$ ]] && [ "${TB_TIMEOUT_SCALE:-1}" -gt 1 ]; then
 	timeout() {
