@@ -441,14 +441,22 @@ kclt_cut_setup() {
 
 # kclt_cut_fio NAME: 48 MiB of verified 4k random writes at 6 MiB/s (~8 s
 # of writes, then the verify reads) in the background, 2 s later both
-# paths must be carrying IO.
+# paths must be carrying IO; it returns once a path has IO in flight (on
+# the debug kernel fio's start is slow: 023's cut once found 3 requests
+# sent and none in flight, so nothing failed over).
 kclt_cut_fio() {
+	local i
 	kfio_bg "$1" --rw=randwrite --bs=4k --iodepth=16 --size=48m --rate=6m \
 		--verify=crc32c --do_verify=1 --verify_fatal=1
 	sleep 2
 	cat "$P"
 	[ "$(grep -c 'state=connected reqs=[1-9]' "$P")" = 2 ] ||
 		die "not both paths carrying IO before the cut"
+	for ((i = 0; i < 100 * TS; i++)); do
+		grep -q 'inflight=[1-9]' "$P" && return 0
+		sleep 0.1
+	done
+	die "no path had IO in flight in $((10 * TS)) s"
 }
 
 # kclt_finish [LOG LINES]: unmap, unload the four modules, check the log.
