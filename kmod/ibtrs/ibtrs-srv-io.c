@@ -130,7 +130,7 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 		op->state = IBTRS_OP_QUEUED;
 		op->path = NULL;
 		op->con = NULL;
-		queue_work(ibtrs_srv_wq, &op->start_work);
+		queue_work(ibtrs_srv_io_wq, &op->start_work);
 	} else {
 		free_sess = ibtrs_srv_op_release(op);
 	}

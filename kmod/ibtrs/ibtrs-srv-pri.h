@@ -26,6 +26,7 @@
 #define IBTRS_DISC_WAIT_MS	1000	/* for the peer's DREP at teardown */
 
 extern struct workqueue_struct *ibtrs_srv_wq;
+extern struct workqueue_struct *ibtrs_srv_io_wq;	/* op start works */
 extern atomic_t ibtrs_srv_nr_sess;
 extern wait_queue_head_t ibtrs_srv_sess_wq;
 
