@@ -67,8 +67,10 @@ _wfail 'File exists' $S/add_path "$c1@$s1"
 [ "$(cat $S/mp_policy)" = round-robin ] || die "a bad policy changed mp_policy"
 
 FIO_TIMEOUT=120
-# 64 MiB at 8 MiB/s: ~8 s of writes, then the verify reads
-timeout -k 10 "$FIO_TIMEOUT" fio --name=sys --filename="/dev/$KCLT_DEV" \
+# 64 MiB at 8 MiB/s: ~8 s of writes, then the verify reads; the job must
+# outlast every step below, so the debug kernel's fio keeps its size
+# (TB_FIO_SIZE_DIV=1: its 8 MiB at ~1 MiB/s had ended before step 5)
+timeout -k 10 "$FIO_TIMEOUT" env TB_FIO_SIZE_DIV=1 fio --name=sys --filename="/dev/$KCLT_DEV" \
 	--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
 	--size=64m --rate=8m --verify=crc32c --do_verify=1 --verify_fatal=1 \
 	>"$LOGDIR/fio-sys.log" 2>&1 &
