@@ -465,10 +465,9 @@ static enum fio_q_status fio_ibtrs_queue(struct thread_data *td,
 	io->buf = io_u->xfer_buf;
 	/*
 	 * Every IO of the engine is direct IO a job waits for: marked
-	 * latency-sensitive, as the kernel marks O_DIRECT writes (REQ_SYNC).
-	 * Without it the kernel server submits a write as an async one, which
-	 * blk-mq dispatches from kblockd: three more context switches per 4k
-	 * write at QD1 (E01, 6.03 against 3.09 for reads).
+	 * latency-sensitive (the kernel server submits it REQ_SYNC), as the
+	 * kernel marks O_DIRECT writes and as the kernel client forwards
+	 * them.
 	 */
 	io->flags = IBNBD_F_SYNC;
 	io->done = fio_ibtrs_io_done;
