@@ -9,7 +9,7 @@
 #                     lockdep, kmemleak; built once, cached; not in `check`)
 #   make fuzz         the libFuzzer harnesses of tests/fuzz/, FUZZ_SECONDS (60)
 #                     each (FUZZ_HARNESSES='rx ibnbd' to pick); `check` runs
-#                     them for 120 s in all
+#                     them for 60 s in all
 #   make experiments  deps + build + the benchmark suite in the testbed
 #   make plots        regenerate plots/ from results/summary.csv
 #   make install      install the fio engine, the daemon, the ibnbd tool

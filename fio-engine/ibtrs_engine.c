@@ -345,6 +345,7 @@ static void fio_ibtrs_report(struct fio_ibtrs_data *ld)
 		v.cqes += ts->path[i].cqes;
 		v.cq_arms += ts->path[i].cq_arms;
 		v.cq_events += ts->path[i].cq_events;
+		v.signaled += ts->path[i].signaled;
 	}
 	log_info("ibtrs: %s: report: ios=%" PRIu64 " parts=%" PRIu64
 		 " split=%" PRIu64 " waits=%" PRIu64 " reopens=%" PRIu64
@@ -355,9 +356,9 @@ static void fio_ibtrs_report(struct fio_ibtrs_data *ld)
 	log_info("ibtrs: %s: report: verbs ios=%" PRIu64 " post_sends=%" PRIu64
 		 " send_wrs=%" PRIu64 " post_recvs=%" PRIu64 " recv_wrs=%" PRIu64
 		 " cq_sweeps=%" PRIu64 " cqes=%" PRIu64 " cq_arms=%" PRIu64
-		 " cq_events=%" PRIu64 "\n", sess, st.ios, v.post_sends,
-		 v.send_wrs, v.post_recvs, v.recv_wrs, v.cq_sweeps, v.cqes,
-		 v.cq_arms, v.cq_events);
+		 " cq_events=%" PRIu64 " signaled=%" PRIu64 "\n", sess, st.ios,
+		 v.post_sends, v.send_wrs, v.post_recvs, v.recv_wrs, v.cq_sweeps,
+		 v.cqes, v.cq_arms, v.cq_events, v.signaled);
 	for (i = 0; i < ts->npaths; i++) {
 		const struct ibtrs_path_stats *p = &ts->path[i];
 
@@ -462,7 +463,13 @@ static enum fio_q_status fio_ibtrs_queue(struct thread_data *td,
 	io->offset = io_u->offset;
 	io->len = io_u->xfer_buflen;
 	io->buf = io_u->xfer_buf;
-	io->flags = 0;
+	/*
+	 * Every IO of the engine is direct IO a job waits for: marked
+	 * latency-sensitive (the kernel server submits it REQ_SYNC), as the
+	 * kernel marks O_DIRECT writes and as the kernel client forwards
+	 * them.
+	 */
+	io->flags = IBNBD_F_SYNC;
 	io->done = fio_ibtrs_io_done;
 	switch (io_u->ddir) {
 	case DDIR_READ:

@@ -36,9 +36,15 @@ done
 ex_meta_json "$dir/meta.json" E01-baseline "${params[@]}" "phases=$phases"
 fast=()
 [ "$E01_FAST_RXE" = 1 ] && fast=(--fast-rxe)
+# A boot that hangs should end with its reason on the console: kernel errors
+# (RCU stalls, hung tasks) printed there, and a soft lockup panics (the
+# testbed's panic=-1 then ends the guest) instead of spinning until the host
+# timeout with nothing to show (the icount boot of run 20261202-094850).
+export TB_GUEST_APPEND="loglevel=4 softlockup_panic=1${TB_GUEST_APPEND:+ $TB_GUEST_APPEND}"
 make -s -C experiments/lib
 for phase in $phases; do
 	mode=${phase%%[0-9]*}	# icount2 -> icount
+	partial=()
 	prof=()
 	if [ "$mode" = icount ] && [ "$E01_PROFILE" = 1 ]; then
 		if [ -e build/profiler/tbprof.so ]; then
@@ -56,9 +62,18 @@ for phase in $phases; do
 		bash experiments/E01-baseline/guest.sh "$mode" /tb-out/raw |
 		grep --line-buffered -E '^\[|^tb:|experiment:|fail' || true
 	rm -f "$dir/$phase/rnbd-dir" "$dir/$phase/cmd" "$dir/$phase/params.env"
-	[ "$(cat "$dir/$phase/rc" 2>/dev/null)" = 0 ] ||
-		{ echo "E01: $phase boot failed; see $dir/$phase/output.log" >&2; exit 1; }
-	/usr/bin/python3 experiments/lib/summarize.py "$dir" E01-baseline "$phase" --append results/summary.csv --compress
+	if [ "$(cat "$dir/$phase/rc" 2>/dev/null)" != 0 ]; then
+		# A boot that crashed, hung or timed out loses its boot, not the
+		# experiment: the next boots still run. What it measured before
+		# it stopped is summarized (its cells are complete files only),
+		# and the run is marked.
+		echo "E01: $phase boot failed (rc $(cat "$dir/$phase/rc" 2>/dev/null || echo none)); see $dir/$phase/console.log and output.log" >&2
+		echo "$phase" >>"$dir/failed-boots.txt"
+		failed=1 partial=(--partial)
+		ls "$dir/$phase/raw/"*.snap >/dev/null 2>&1 || continue
+	fi
+	/usr/bin/python3 experiments/lib/summarize.py "$dir" E01-baseline "$phase" --append results/summary.csv --compress "${partial[@]}" ||
+		{ echo "E01: $phase: summarize.py failed" >&2; failed=1; continue; }
 	if [ -s "$dir/$phase/raw/failed-cells.txt" ]; then
 		echo "E01: $phase: $(wc -l <"$dir/$phase/raw/failed-cells.txt") cell(s) failed:" >&2
 		sed 's/^/  /' "$dir/$phase/raw/failed-cells.txt" >&2
@@ -66,4 +81,6 @@ for phase in $phases; do
 	fi
 done
 echo "E01-baseline: results in $dir"
+[ -s "$dir/failed-boots.txt" ] &&
+	echo "E01-baseline: boot(s) that failed: $(tr '\n' ' ' <"$dir/failed-boots.txt")" >&2
 exit ${failed:-0}

@@ -2,6 +2,7 @@
 """summarize.py - turn one experiment run's raw cells into CSV rows.
 
 Usage: summarize.py RUN_DIR EXPERIMENT PHASE [--append results/summary.csv] [--compress]
+       [--partial]
 
 Reads RUN_DIR/PHASE/raw/<system>__<workload>__<bs>__<qd>__r<run>.{snap,json}
 (and <cell>.profile.json where the boot was profiled, __wr cells of the
@@ -308,11 +309,16 @@ def main():
     run_dir, experiment, phase = sys.argv[1:4]
     append = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--append" else None
     compress = "--compress" in sys.argv[4:]
+    # --partial: the boot failed; a cell it left unfinished is listed in
+    # PHASE/incomplete-cells.txt and left out instead of failing the summary
+    partial = "--partial" in sys.argv[4:]
     raw = os.path.join(run_dir, phase, "raw")
     meta_path = os.path.join(run_dir, "meta.json")
     meta = json.load(open(meta_path))
     run_id = os.path.basename(os.path.normpath(run_dir))
     boot = boot_info(run_dir, phase)
+    if partial:
+        boot["failed"] = True	# the boot did not end by itself: see its console.log
     with open(os.path.join(run_dir, phase, "boot.json"), "w") as f:
         json.dump(boot, f, indent=2)
     meta.setdefault("boots", {})[phase] = boot
@@ -323,13 +329,21 @@ def main():
     cells, wr = {}, {}
     comps = set()
     unclean = []
+    incomplete = []
     for js in sorted(glob.glob(os.path.join(raw, "*__*.json"))):
         base = os.path.basename(js)[:-5]
         if base.endswith(".profile"):
             continue
         system, workload, bs, qd, run = base.split("__")
         key = (system, workload, bs, qd)
-        m = cell_row(raw, base, bs, re.sub(r"\d+$", "", phase))
+        try:
+            m = cell_row(raw, base, bs, re.sub(r"\d+$", "", phase))
+        except (OSError, ValueError, KeyError) as e:
+            if not partial:
+                raise
+            # the boot stopped inside this cell (crash, hang, timeout)
+            incomplete.append("%s: %s" % (base, e))
+            continue
         comps.update(k for k in m if k.startswith("comp_"))
         if m.get("unclean"):
             # work of no IO in the window (attribute.py UNCLEAN_FUNCTIONS):
@@ -349,6 +363,13 @@ def main():
     for line in unclean:
         print("%s/%s: window not clean, left out: %s" % (experiment, phase, line),
               file=sys.stderr)
+    if partial:
+        with open(os.path.join(out, "incomplete-cells.txt"), "w") as f:
+            for line in incomplete:
+                f.write(line + "\n")
+        for line in incomplete:
+            print("%s/%s: the boot stopped in this cell, left out: %s"
+                  % (experiment, phase, line), file=sys.stderr)
     with open(os.path.join(out, "cells.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["system", "workload", "bs", "iodepth", "run"] + metrics)

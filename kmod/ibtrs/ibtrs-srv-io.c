@@ -182,7 +182,7 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	op->con = NULL;
 	if (op->pending_path) {
 		atomic_set(&op->state, IBTRS_OP_QUEUED);
-		queue_work(ibtrs_srv_wq, &op->start_work);
+		queue_work(ibtrs_srv_io_wq, &op->start_work);
 	} else {
 		/* its path closed meanwhile */
 		atomic_set(&op->state, IBTRS_OP_FREE);

@@ -34,6 +34,7 @@
 #define IBTRS_SIG_EVERY		16
 
 extern struct workqueue_struct *ibtrs_srv_wq;
+extern struct workqueue_struct *ibtrs_srv_io_wq;	/* op start works */
 extern atomic_t ibtrs_srv_nr_sess;
 extern wait_queue_head_t ibtrs_srv_sess_wq;
 

@@ -13,7 +13,10 @@
  *
  * Contexts: CM events run in the RDMA CM's work queues, completions in
  * ib_comp_wq (IB_POLL_WORKQUEUE), answers in any context (bio
- * completion), teardown, heartbeats and deferred starts in ibtrs_srv_wq.
+ * completion), teardown and heartbeats in ibtrs_srv_wq, deferred starts
+ * in ibtrs_srv_io_wq (a path's teardown flushes them: a work that flushes
+ * a work of its own WQ_MEM_RECLAIM queue can deadlock on the rescuer,
+ * which lockdep reported on the debug kernel).
  * Nothing is torn down in completion context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -64,6 +67,7 @@ MODULE_PARM_DESC(max_sessions_per_addr,
 		 "sessions one client address may create (default 64)");
 
 struct workqueue_struct *ibtrs_srv_wq;
+struct workqueue_struct *ibtrs_srv_io_wq;
 /*
  * Sessions allocated (listed or not); ibtrs_srv_close() waits for 0. Not
  * in the context: the last session's free wakes the waiter, which frees
@@ -471,10 +475,15 @@ static int __init ibtrs_srv_init(void)
 	ibtrs_srv_wq = alloc_workqueue("ibtrs_srv", WQ_MEM_RECLAIM, 0);
 	if (!ibtrs_srv_wq)
 		return -ENOMEM;
+	ibtrs_srv_io_wq = alloc_workqueue("ibtrs_srv_io", WQ_MEM_RECLAIM, 0);
+	if (!ibtrs_srv_io_wq) {
+		err = -ENOMEM;
+		goto out_destroy_wq;
+	}
 	ibtrs_srv_kobj = kobject_create_and_add("ibtrs-server", kernel_kobj);
 	if (!ibtrs_srv_kobj) {
 		err = -ENOMEM;
-		goto out_destroy_wq;
+		goto out_destroy_io_wq;
 	}
 	err = sysfs_create_group(ibtrs_srv_kobj, &ibtrs_srv_attr_group);
 	if (err)
@@ -483,6 +492,8 @@ static int __init ibtrs_srv_init(void)
 
 out_put_kobj:
 	kobject_put(ibtrs_srv_kobj);
+out_destroy_io_wq:
+	destroy_workqueue(ibtrs_srv_io_wq);
 out_destroy_wq:
 	destroy_workqueue(ibtrs_srv_wq);
 	return err;
@@ -494,6 +505,7 @@ static void __exit ibtrs_srv_exit(void)
 	sysfs_remove_group(ibtrs_srv_kobj, &ibtrs_srv_attr_group);
 	kobject_put(ibtrs_srv_kobj);
 	destroy_workqueue(ibtrs_srv_wq);
+	destroy_workqueue(ibtrs_srv_io_wq);
 }
 
 module_init(ibtrs_srv_init);

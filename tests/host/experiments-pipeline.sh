@@ -123,6 +123,22 @@ if /usr/bin/python3 "$top/experiments/lib/summarize.py" "$tmp/u" E01-baseline ic
 	else echo "FAIL: experiments-pipeline: per user IO: $(head -1 "$tmp/u.csv") / $row"; fi
 else echo "FAIL: experiments-pipeline: summarize of the 128k split run failed"; fi
 
+# A boot that stopped inside a cell (fio's JSON cut short, no snapshot):
+# without --partial the summary fails; with it the cell is listed in
+# incomplete-cells.txt, the finished cells are summarized and boot.json
+# says the boot failed.
+mkdir -p "$tmp/p/icount"
+cp "$run/meta.json" "$tmp/p/" && cp -r "$run/icount/raw" "$tmp/p/icount/"
+printf 'fio: terminating on signal 2\n' >"$tmp/p/icount/raw/nvme_rdma__randread__4k__32__wr9.json"
+if /usr/bin/python3 "$top/experiments/lib/summarize.py" "$tmp/p" E01-baseline icount >/dev/null 2>&1; then
+	echo "FAIL: experiments-pipeline: an unfinished cell was summarized without --partial"
+elif /usr/bin/python3 "$top/experiments/lib/summarize.py" "$tmp/p" E01-baseline icount --partial >/dev/null 2>&1 &&
+	grep -q '^nvme_rdma__randread__4k__32__wr9: ' "$tmp/p/icount/incomplete-cells.txt" &&
+	grep -q '^nvme_rdma,randread,4k,32,r1,' "$tmp/p/icount/cells.csv" &&
+	grep -q '"failed": true' "$tmp/p/icount/boot.json"; then
+	echo "PASS: experiments-pipeline: a failed boot's unfinished cell is listed, its finished cells summarized (--partial)"
+else echo "FAIL: experiments-pipeline: --partial: $(cat "$tmp/p/icount/incomplete-cells.txt" 2>&1)"; fi
+
 # Summarizing the same run again replaces its rows: no duplicate cell.
 sum >/dev/null
 n=$(grep -c ',E01-baseline/icount,nvme-rdma,randread,4k,32,' "$tmp/summary.csv")

@@ -261,11 +261,13 @@ struct ibtrs_path_stats {
 	/* verbs calls of the path's connections, all of them so far:
 	 * ibv_post_send calls and their WRs (a chain is one call), receive
 	 * posts and WRs, CQ sweeps that reaped something and the completions,
-	 * CQ arms and completion events read */
+	 * CQ arms and completion events read; @signaled: request chains
+	 * posted signaled (about one in 16 WRs) */
 	uint64_t post_sends, send_wrs;
 	uint64_t post_recvs, recv_wrs;
 	uint64_t cq_sweeps, cqes;
 	uint64_t cq_arms, cq_events;
+	uint64_t signaled;
 };
 
 struct ibtrs_clt_stats {

@@ -707,6 +707,7 @@ int ibtrs_clt_get_stats(const struct ibtrs_clt *clt, struct ibtrs_clt_stats *st)
 		st->path[i].cqes = cs.cqes;
 		st->path[i].cq_arms = cs.arms;
 		st->path[i].cq_events = cs.events;
+		st->path[i].signaled = cs.signaled;
 		snprintf(st->path[i].addr, sizeof(st->path[i].addr), "%s",
 			 p->addr_str);
 		st->path[i].state = p->state;

@@ -21,20 +21,22 @@ struct trs_clt_con {
 	uint8_t stage;		/* last RDMA CM step done: TRS_STAGE_* */
 	struct trs_clt_req *staged, **staged_tail;
 	unsigned int staged_wrs;
+	/* wr_id of the requests' unsignaled WRs: only a failure completes one */
+	struct trs_cqe req_cqe;
 };
 enum { TRS_STAGE_ID, TRS_STAGE_ADDR, TRS_STAGE_ROUTE, TRS_STAGE_EST };
 
 /**
  * struct trs_clt_req - one IO; exactly one per permit (chunk id).
- * @refs: events still to come before the IO completes: the local send
- *	completion of the request, the server's response, and a LOCAL_INV
- *	completion when the client has to invalidate itself. They can arrive
- *	in any order; the last one completes the IO.
+ * @refs: events still to come before the IO completes: the server's
+ *	response, and a LOCAL_INV completion when the client has to
+ *	invalidate itself. The request's own WRs are unsignaled (partial
+ *	signalling, trs_con_sig_chain()): the answer proves the server has
+ *	what they carried, so nothing of the IO waits for their completion.
  */
 struct trs_clt_req {
 	struct ibtrs_permit *permit;
 	uint32_t id;
-	struct trs_cqe send_cqe;	/* WRITE_WITH_IMM (+ unsignaled bind) */
 	struct trs_cqe inv_cqe;		/* LOCAL_INV */
 	enum ibtrs_dir dir;
 	uint16_t usr_len;
@@ -182,6 +184,8 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req);
 void trs_clt_flush(struct ibtrs_clt *clt);
 void trs_clt_con_drop_staged(struct trs_clt_con *con);
+void trs_clt_con_room(struct trs_con *c);
+void trs_clt_req_send_done(struct trs_cqe *cqe, struct ibv_wc *wc);
 int trs_clt_rsp_check(struct trs_clt_req *req, int status, const void *rsp);
 
 /* mem.c */

@@ -1,29 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * clt_io.c - post one IO on a path: a single RDMA WRITE WITH IMM into the
- * request's server chunk (plus an unsignaled memory-window bind in front of
- * it for reads). The server's answer is the second and last message. While
- * the session is plugged the WRs are staged per connection and go out as
- * one chain, with one ibv_post_send(), at the unplug.
+ * request's server chunk (plus a memory-window bind in front of it for
+ * reads). The server's answer is the second and last message, and what
+ * completes the IO: the request's WRs are unsignaled, but for one chain in
+ * TRS_SIG_EVERY WRs whose completion retires the send queue's entries.
+ * While the session is plugged the WRs are staged per connection and go
+ * out as one chain, with one ibv_post_send(), at the unplug.
  */
 #include <string.h>
 #include <arpa/inet.h>
 
 #include "clt.h"
 
-static void trs_clt_send_done(struct trs_cqe *cqe, struct ibv_wc *wc)
+/* An unsignaled WR of a request failed (flushed): its path is dead. */
+void trs_clt_req_send_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 {
-	struct trs_clt_req *req = trs_container_of(cqe, struct trs_clt_req, send_cqe);
+	struct trs_clt_con *con = trs_container_of(cqe, struct trs_clt_con, req_cqe);
 
-	if (wc->status != IBV_WC_SUCCESS) {
-		if (req->path)
-			trs_clt_path_fail(req->path, "%s of chunk %u failed: %s",
-					  wc->opcode == IBV_WC_BIND_MW ? "BIND_MW" :
-					  "WRITE_WITH_IMM", req->id,
-					  ibv_wc_status_str(wc->status));
-		return;
-	}
-	trs_clt_req_done_ref(req);
+	if (wc->status != IBV_WC_SUCCESS)
+		trs_clt_path_fail(con->path, "%s failed: %s",
+				  wc->opcode == IBV_WC_BIND_MW ? "BIND_MW" :
+				  "WRITE_WITH_IMM",
+				  ibv_wc_status_str(wc->status));
 }
 
 static void trs_clt_inv_done(struct trs_cqe *cqe, struct ibv_wc *wc)
@@ -89,26 +88,38 @@ static void trs_clt_req_posted(struct trs_clt_req *req)
 }
 
 /*
- * Post the staged chain of @con with one ibv_post_send(). A failed post
+ * Post the staged requests of @con that the send queue has room for, in
+ * order, as one chain with one ibv_post_send(); the rest stay staged until
+ * a signaled completion retires WRs (trs_clt_con_room()). A failed post
  * fails the path: its teardown moves every request of the path, staged or
  * posted, back to the pending queue.
  */
 static void trs_clt_con_flush(struct trs_clt_con *con)
 {
 	struct trs_clt_path *path = con->path;
-	struct trs_clt_req *req, *first = con->staged;
-	unsigned int nwrs = con->staged_wrs;
+	struct trs_clt_req *req, *first = con->staged, *last = NULL;
+	unsigned int room = trs_con_sig_room(&con->c), nwrs = 0, w;
 	int err;
 
-	if (!first)
-		return;
-	for (req = first; req; req = req->stage_next)
-		path->clt->nstaged--;
-	con->staged = NULL;
-	con->staged_tail = &con->staged;
-	con->staged_wrs = 0;
-	if (path->fail_pending || con->c.dead)
+	if (!first || path->fail_pending || con->c.dead)
 		return;		/* the teardown re-queues them */
+	for (req = first; req; req = req->stage_next) {
+		w = req->bind ? 2 : 1;
+		if (nwrs + w > room)
+			break;
+		nwrs += w;
+		last = req;
+		path->clt->nstaged--;
+	}
+	if (!last)
+		return;		/* no room: a signaled WR is outstanding */
+	con->staged = last->stage_next;
+	if (!con->staged)
+		con->staged_tail = &con->staged;
+	con->staged_wrs -= nwrs;
+	last->stage_next = NULL;
+	last->wr.next = NULL;
+	trs_con_sig_chain(&con->c, &last->wr, nwrs, false);
 	err = trs_con_post_send(&con->c, first->bind ? &first->bind_wr :
 				&first->wr, nwrs);
 	if (err) {
@@ -118,6 +129,15 @@ static void trs_clt_con_flush(struct trs_clt_con *con)
 	}
 	for (req = first; req; req = req->stage_next)
 		trs_clt_req_posted(req);
+}
+
+/* Signaled WRs of @c retired entries: post what waited for room. */
+void trs_clt_con_room(struct trs_con *c)
+{
+	struct trs_clt_con *con = trs_container_of(c, struct trs_clt_con, c);
+
+	if (con->staged && !con->path->clt->plugged)
+		trs_clt_con_flush(con);
 }
 
 /* Forget @con's staged requests (its path is being torn down). */
@@ -201,8 +221,8 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	void *hdr = trs_clt_hdr(clt, req->id);
 	void *buf = NULL;
 	struct ibv_mr *mr = NULL;
+	bool stage;
 
-	req->send_cqe.done = trs_clt_send_done;
 	req->inv_cqe.done = trs_clt_inv_done;
 	req->need_inv = false;
 	req->io_mr = NULL;
@@ -238,7 +258,7 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 			if (req->need_inv && clt->opts.inval_mode == IBTRS_INVAL_REMOTE)
 				io.flags = TRS_IO_F_NEED_INV;
 			if (req->bind_wr.opcode == IBV_WR_BIND_MW) {
-				req->bind_wr.wr_id = (uintptr_t)&req->send_cqe;
+				req->bind_wr.wr_id = (uintptr_t)&con->req_cqe;
 				req->bind_wr.next = wr;
 				req->bind = true;
 			}
@@ -251,16 +271,18 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	sge[nsge].lkey = path->iobuf_mr->lkey;
 	nsge++;
 
-	wr->wr_id = (uintptr_t)&req->send_cqe;
+	wr->wr_id = (uintptr_t)&con->req_cqe;
 	wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-	wr->send_flags = IBV_SEND_SIGNALED;
 	wr->imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ, req->id, 0));
 	wr->wr.rdma.rkey = path->pool_rkey;
 	wr->sg_list = sge;
 	wr->num_sge = nsge;
 
-	if (!clt->plugged && !con->staged) {
+	stage = clt->plugged || con->staged ||
+		trs_con_sig_room(&con->c) < (req->bind ? 2u : 1u);
+	if (!stage) {
 		/* not plugged: straight out, one post for this request */
+		trs_con_sig_chain(&con->c, wr, req->bind ? 2 : 1, false);
 		err = trs_con_post_send(&con->c, req->bind ? &req->bind_wr : wr,
 					req->bind ? 2 : 1);
 		if (err) {
@@ -270,7 +292,7 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	}
 	req->path = path;
 	req->con = con;
-	req->refs = 2;		/* send completion + server response */
+	req->refs = 1;		/* the server's response */
 	req->post_us = trs_now_us();
 	req->rsp_pending = true;
 	req->status = 0;
@@ -284,7 +306,7 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 		path->st.reads++;
 		path->st.read_bytes += req->len;
 	}
-	if (clt->plugged || con->staged) {
+	if (stage) {
 		trs_clt_con_stage(con, req);
 		if (!clt->plugged)
 			trs_clt_con_flush(con);

@@ -260,10 +260,16 @@ static void trs_clt_con_addr_resolved(struct trs_clt_con *con)
 			attr.sq_size = (unsigned int)da.max_qp_wr;
 	}
 	err = trs_con_create(&con->c, con->c.cm_id, &attr);
+	if (!err)
+		/* a request's WRs, bind + WRITE_WITH_IMM: 2 of the 3 per IO
+		 * (a LOCAL_INV and control sends are signaled, outside it) */
+		err = trs_con_sig_init(&con->c, (attr.sq_size - 16) / 3 * 2,
+				       trs_clt_con_room);
 	if (err) {
 		trs_clt_path_fail(path, "creating QP/CQ failed: %s", strerror(-err));
 		return;
 	}
+	con->req_cqe.done = trs_clt_req_send_done;
 	if (con->c.cid == 0)
 		path->dev = con->c.dev;
 	if (rdma_set_option(con->c.cm_id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,

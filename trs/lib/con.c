@@ -9,6 +9,7 @@
  * (struct trs_con_stats).
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -215,6 +216,7 @@ out_put_dev:
 void trs_con_destroy(struct trs_con *con)
 {
 	con->dead = true;
+	trs_con_sig_free(con);
 	if (con->cq_src.fd > 0) {
 		trs_epoll_del(con->epfd, &con->cq_src);
 		con->cq_src.fd = -1;
@@ -258,6 +260,86 @@ int trs_con_post_send(struct trs_con *con, struct ibv_send_wr *first,
 	con->st.post_sends++;
 	con->st.send_wrs += nwrs;
 	return -ibv_post_send(con->qp, first, &bad);
+}
+
+static void trs_con_sig_done(struct trs_cqe *cqe, struct ibv_wc *wc)
+{
+	struct trs_sig *s = trs_container_of(cqe, struct trs_sig, cqe);
+	struct trs_con *con = s->con;
+	char why[80];
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		snprintf(why, sizeof(why), "send failed: %s",
+			 ibv_wc_status_str(wc->status));
+		con->fail(con, why);
+		return;
+	}
+	con->sq_used -= s->wrs;
+	if (con->sq_room)
+		con->sq_room(con);
+}
+
+/**
+ * trs_con_sig_init() - partial signalling of @con's send queue: @budget WRs
+ * of it are accounted; @room (may be NULL) runs when WRs were retired.
+ * Return: 0 or -ENOMEM.
+ */
+int trs_con_sig_init(struct trs_con *con, unsigned int budget,
+		     void (*room)(struct trs_con *con))
+{
+	unsigned int i;
+
+	con->sq_budget = budget;
+	con->sq_used = 0;
+	con->sq_unsig = 0;
+	con->sig_next = 0;
+	con->sq_room = room;
+	con->nsig = budget;
+	con->sig = calloc(budget, sizeof(*con->sig));
+	if (!con->sig)
+		return -ENOMEM;
+	for (i = 0; i < budget; i++) {
+		con->sig[i].cqe.done = trs_con_sig_done;
+		con->sig[i].con = con;
+	}
+	return 0;
+}
+
+void trs_con_sig_free(struct trs_con *con)
+{
+	free(con->sig);
+	con->sig = NULL;
+	con->nsig = 0;
+}
+
+/**
+ * trs_con_sig_chain() - account a chain of @n WRs about to be posted on
+ * @con (its caller checked trs_con_sig_room()), whose last WR is @last,
+ * and signal @last when @force, when TRS_SIG_EVERY accounted WRs would go
+ * unsignaled, or when more than half the budget would be in use (so that a
+ * signaled WR is outstanding whenever room runs short).
+ * Return: whether @last was signaled (its wr_id is then the ring's).
+ */
+bool trs_con_sig_chain(struct trs_con *con, struct ibv_send_wr *last,
+		       unsigned int n, bool force)
+{
+	bool sig = force || con->sq_unsig + n >= TRS_SIG_EVERY ||
+		   con->sq_used + n > con->sq_budget / 2;
+
+	if (sig) {
+		struct trs_sig *s = &con->sig[con->sig_next++ % con->nsig];
+
+		s->wrs = con->sq_unsig + n;
+		last->wr_id = (uintptr_t)&s->cqe;
+		last->send_flags |= IBV_SEND_SIGNALED;
+		con->sq_unsig = 0;
+		con->st.signaled++;
+	} else {
+		last->send_flags &= ~(unsigned int)IBV_SEND_SIGNALED;
+		con->sq_unsig += n;
+	}
+	con->sq_used += n;
+	return sig;
 }
 
 int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
@@ -405,6 +487,7 @@ void trs_con_stats_sum(struct trs_con_stats *sum, const struct trs_con *con)
 {
 	sum->post_sends += con->st.post_sends;
 	sum->send_wrs += con->st.send_wrs;
+	sum->signaled += con->st.signaled;
 	sum->post_recvs += con->st.post_recvs;
 	sum->recv_wrs += con->st.recv_wrs;
 	sum->sweeps += con->st.sweeps;

@@ -27,29 +27,13 @@ struct trs_srv_listener {
 
 struct trs_srv_con;
 
-/*
- * A signaled send WR of a connection's answers: its completion tells that
- * @wrs WRs of the send queue (it and every unsignaled one posted before it
- * since the previous signaled one) are retired.
- */
-struct trs_srv_sig {
-	struct trs_cqe cqe;
-	struct trs_srv_con *con;
-	unsigned int wrs;
-};
-
-/* Answer WRs between two signaled ones (a chain ending later is signaled). */
-#define TRS_SRV_SIG_EVERY	16
 /* Send-queue WRs kept for heartbeats and INFO_RSP, which are signaled. */
 #define TRS_SRV_SQ_CTRL		16
 
 /**
  * struct trs_srv_con - one server connection.
- * @txq: answers staged (plugged) or waiting for send-queue room, in order.
- * @sq_ans: send-queue WRs answers may use; @sq_used of them are posted and
- *	not yet known retired; @sq_unsig posted since the last signaled one.
- * @sig/@nsig/@sig_next: ring of signaled-WR contexts (completions arrive
- *	in posting order; at most @sq_ans signaled WRs are outstanding).
+ * @txq: answers staged (plugged) or waiting for send-queue room, in order
+ *	(the answers' WRs are accounted by @c's partial signalling).
  * @dirty/@dirty_next: on the context's list of connections to flush.
  */
 struct trs_srv_con {
@@ -59,9 +43,6 @@ struct trs_srv_con {
 	bool established;
 	bool created;		/* trs_con_create() done */
 	TAILQ_HEAD(, ibtrs_srv_op) txq;
-	unsigned int sq_ans, sq_used, sq_unsig;
-	struct trs_srv_sig *sig;
-	unsigned int nsig, sig_next;
 	bool dirty;
 	struct trs_srv_con *dirty_next;
 };

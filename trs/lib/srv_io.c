@@ -191,7 +191,7 @@ static void trs_srv_con_dirty(struct trs_srv_con *con)
 /*
  * Post @con's queued answers, as many as the send queue has room for, as
  * one chain. Only the chain's last WR may be signaled: when the WRs since
- * the last signaled one reach TRS_SRV_SIG_EVERY, when the queue is more
+ * the last signaled one reach TRS_SIG_EVERY, when the queue is more
  * than half full (so a signaled WR is outstanding whenever room runs
  * short) or when answers are left waiting for room.
  */
@@ -199,8 +199,7 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 {
 	struct ibtrs_srv_ctx *ctx = con->path->sess->ctx;
 	struct ibtrs_srv_op *op, *first = NULL, *last = NULL;
-	unsigned int room = con->sq_ans - con->sq_used, n = 0, nops = 0;
-	bool sig;
+	unsigned int room = trs_con_sig_room(&con->c), n = 0, nops = 0;
 	int err;
 
 	if (con->path->fail_pending || con->c.dead)
@@ -222,20 +221,8 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 	}
 	if (!n)
 		return;
-	sig = con->sq_unsig + n >= TRS_SRV_SIG_EVERY ||
-	      con->sq_used + n > con->sq_ans / 2 || !TAILQ_EMPTY(&con->txq);
-	if (sig) {
-		struct trs_srv_sig *s = &con->sig[con->sig_next++ % con->nsig];
-
-		s->wrs = con->sq_unsig + n;
-		last->rsp_wr.wr_id = (uintptr_t)&s->cqe;
-		last->rsp_wr.send_flags |= IBV_SEND_SIGNALED;
-		con->sq_unsig = 0;
+	if (trs_con_sig_chain(&con->c, &last->rsp_wr, n, !TAILQ_EMPTY(&con->txq)))
 		ctx->st.signaled++;
-	} else {
-		con->sq_unsig += n;
-	}
-	con->sq_used += n;
 	ctx->st.answers += nops;
 	err = trs_con_post_send(&con->c, first->nwrs == 2 ? &first->data_wr :
 				&first->rsp_wr, n);
@@ -250,17 +237,11 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 	}
 }
 
-static void trs_srv_sig_done(struct trs_cqe *cqe, struct ibv_wc *wc)
+/* Signaled answers retired WRs: post the answers waiting for room. */
+static void trs_srv_con_room(struct trs_con *c)
 {
-	struct trs_srv_sig *s = trs_container_of(cqe, struct trs_srv_sig, cqe);
-	struct trs_srv_con *con = s->con;
+	struct trs_srv_con *con = trs_container_of(c, struct trs_srv_con, c);
 
-	if (wc->status != IBV_WC_SUCCESS) {
-		trs_srv_path_fail(con->path, "send failed: %s",
-				  ibv_wc_status_str(wc->status));
-		return;
-	}
-	con->sq_used -= s->wrs;
 	if (!TAILQ_EMPTY(&con->txq)) {
 		trs_srv_con_dirty(con);
 		if (!con->path->sess->ctx->plugged)
@@ -271,19 +252,9 @@ static void trs_srv_sig_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 /* Answer bookkeeping of a new connection whose send queue has @sq_size WRs. */
 int trs_srv_con_tx_init(struct trs_srv_con *con, unsigned int sq_size)
 {
-	unsigned int i;
-
 	TAILQ_INIT(&con->txq);
-	con->sq_ans = sq_size - TRS_SRV_SQ_CTRL;
-	con->nsig = con->sq_ans;
-	con->sig = calloc(con->nsig, sizeof(*con->sig));
-	if (!con->sig)
-		return -ENOMEM;
-	for (i = 0; i < con->nsig; i++) {
-		con->sig[i].cqe.done = trs_srv_sig_done;
-		con->sig[i].con = con;
-	}
-	return 0;
+	return trs_con_sig_init(&con->c, sq_size - TRS_SRV_SQ_CTRL,
+				trs_srv_con_room);
 }
 
 /*
@@ -297,7 +268,7 @@ void trs_srv_con_tx_drop(struct trs_srv_con *con)
 	struct trs_srv_con **pp;
 	struct ibtrs_srv_op *op;
 
-	if (con->sig) {
+	if (con->c.sig) {	/* trs_srv_con_tx_init() ran */
 		while ((op = TAILQ_FIRST(&con->txq))) {
 			TAILQ_REMOVE(&con->txq, op, tx_link);
 			trs_srv_op_finish(op);
@@ -309,8 +280,7 @@ void trs_srv_con_tx_drop(struct trs_srv_con *con)
 			break;
 		}
 	con->dirty = false;
-	free(con->sig);
-	con->sig = NULL;
+	trs_con_sig_free(&con->c);
 }
 
 void ibtrs_srv_plug(struct ibtrs_srv_ctx *ctx)

@@ -101,21 +101,44 @@ struct trs_rx {
  * struct trs_con_stats - verbs calls of one connection (cumulative).
  * @post_sends/@send_wrs: ibv_post_send() calls and the WRs they carried
  *	(a chain is one call: one doorbell, on rxe one write() system call).
+ * @signaled: chains accounted by trs_con_sig_chain() that it signaled.
  * @post_recvs/@recv_wrs: the same for ibv_post_recv().
  * @sweeps: CQ sweeps that found completions; @cqes: completions reaped.
  * @arms: ibv_req_notify_cq() calls (on rxe a system call each);
  *	@events: completion events read from the channel (a read() each).
  */
 struct trs_con_stats {
-	uint64_t post_sends, send_wrs;
+	uint64_t post_sends, send_wrs, signaled;
 	uint64_t post_recvs, recv_wrs;
 	uint64_t sweeps, cqes;
 	uint64_t arms, events;
 };
 
+/*
+ * Partial signalling of a send queue (trs_con_sig_*()). A user accounts
+ * the WRs it posts unsignaled in chains; one chain in a while ends with a
+ * signaled WR, whose completion retires it and every WR posted before it
+ * since the previous signaled one (an RC send queue completes in order).
+ * An unsignaled WR still completes when it fails (flush), so its wr_id
+ * must name an object that outlives the IO it carried.
+ */
+struct trs_sig {
+	struct trs_cqe cqe;
+	struct trs_con *con;
+	unsigned int wrs;	/* WRs this completion retires */
+};
+/* Accounted WRs between two signaled ones, at most. */
+#define TRS_SIG_EVERY		16
+
 /**
  * struct trs_con - one RDMA CM connection: cm_id, CQ (+ channel), RC QP and
  * a receive ring of TRS_MAX_RECV_MSG-byte buffers.
+ * @sq_budget: send-queue WRs the partial signalling accounts (the rest are
+ *	signaled control sends); @sq_used of them are posted and not known
+ *	retired, @sq_unsig posted since the last signaled one.
+ * @sig/@nsig/@sig_next: ring of signaled-WR contexts (they complete in
+ *	posting order; at most @sq_budget are outstanding).
+ * @sq_room: called when a signaled completion retired WRs.
  */
 struct trs_con {
 	struct rdma_cm_id *cm_id;
@@ -148,6 +171,10 @@ struct trs_con {
 	void *tx_slots;		/* ntx slots of TRS_TX_SLOT bytes */
 	unsigned int ntx;
 	unsigned int sq_size;
+	unsigned int sq_budget, sq_used, sq_unsig;
+	struct trs_sig *sig;
+	unsigned int nsig, sig_next;
+	void (*sq_room)(struct trs_con *con);
 	void (*recv_done)(struct trs_con *con, struct trs_rx *rx,
 			  struct ibv_wc *wc);
 	void (*fail)(struct trs_con *con, const char *why);
@@ -172,6 +199,16 @@ int trs_con_post_send(struct trs_con *con, struct ibv_send_wr *first,
 int trs_con_post_send_imm(struct trs_con *con, uint32_t imm,
 			  struct trs_cqe *cqe);
 int trs_con_post_ctrl(struct trs_con *con, uint32_t len);
+int trs_con_sig_init(struct trs_con *con, unsigned int budget,
+		     void (*room)(struct trs_con *con));
+void trs_con_sig_free(struct trs_con *con);
+bool trs_con_sig_chain(struct trs_con *con, struct ibv_send_wr *last,
+		       unsigned int n, bool force);
+/* Accounted WRs that can be posted now. */
+static inline unsigned int trs_con_sig_room(const struct trs_con *con)
+{
+	return con->sq_budget - con->sq_used;
+}
 int trs_con_reap(struct trs_con *con);
 int trs_con_arm(struct trs_con *con);
 int trs_con_sweep(struct trs_con *con);

@@ -9,7 +9,9 @@
 #     short batches at the end of each phase), >= 10 WRs per post; write
 #     then verify-read of 16 MiB (the reads chain a MW bind per IO).
 #  2. the same with batches of 1: one post per IO (>= 0.95): the counter
-#     counts posts, and commit() posts when fio commits.
+#     counts posts, and commit() posts when fio commits. The requests are
+#     signaled once per 16 WRs (signaled <= WRs / 16 + 8), so <= 1.3
+#     completions per IO (the answer; 2 when every request was signaled).
 #  3. poll=1 (busy poll) with the default coalescing: no CQ arm and no
 #     completion event over the whole job, data verified.
 #  4. the daemon: every request answered once, at most one signaled send
@@ -62,6 +64,13 @@ posts=$(verbs_val b1 post_sends)
 r=$(ratio "$posts" "$ios")
 log "b1: $ios IOs, $posts posts ($r per IO)"
 ge "$r" 0.95 || die "b1: $r posts per IO, expected one per IO"
+# the engine's requests are signaled once per 16 WRs: one completion per
+# IO (the answer) plus ~1/16, not two
+sig=$(verbs_val b1 signaled) cqes=$(verbs_val b1 cqes) wrs=$(verbs_val b1 send_wrs)
+log "b1: $sig signaled request chains for $wrs send WRs, $(ratio "$cqes" "$ios") completions per IO"
+[ "$sig" -ge 1 ] || die "b1: no request was signaled"
+[ "$sig" -le $((wrs / 16 + 8)) ] || die "b1: $sig signaled request chains for $wrs WRs (> 1 per 16)"
+le "$(ratio "$cqes" "$ios")" 1.3 || die "b1: $(ratio "$cqes" "$ios") completions per IO (every request signaled?)"
 
 job poll --poll=1
 ios=$(verbs_val poll ios)

@@ -67,8 +67,10 @@ _wfail 'File exists' $S/add_path "$c1@$s1"
 [ "$(cat $S/mp_policy)" = round-robin ] || die "a bad policy changed mp_policy"
 
 FIO_TIMEOUT=120
-# 64 MiB at 8 MiB/s: ~8 s of writes, then the verify reads
-timeout -k 10 "$FIO_TIMEOUT" fio --name=sys --filename="/dev/$KCLT_DEV" \
+# 64 MiB at 8 MiB/s: ~8 s of writes, then the verify reads; the job must
+# outlast every step below, so the debug kernel's fio keeps its size
+# (TB_FIO_SIZE_DIV=1: its 8 MiB at ~1 MiB/s had ended before step 5)
+timeout -k 10 "$FIO_TIMEOUT" env TB_FIO_SIZE_DIV=1 fio --name=sys --filename="/dev/$KCLT_DEV" \
 	--ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
 	--size=64m --rate=8m --verify=crc32c --do_verify=1 --verify_fatal=1 \
 	>"$LOGDIR/fio-sys.log" 2>&1 &
@@ -88,7 +90,7 @@ _share() {	# POLICY: both paths carry >= 20 % of the requests for 2 s
 	[ "$(cat $S/mp_policy)" = "$1" ] || die "mp_policy reads $(cat $S/mp_policy)"
 	sleep 0.3
 	a1=$(_reqs $P1) a2=$(_reqs $P2)
-	sleep 2
+	sleep $((2 * TS))	# the debug kernel (TS 4) moved 87 requests in 2 s once
 	d1=$(($(_reqs $P1) - a1)) d2=$(($(_reqs $P2) - a2))
 	log "$1: path 1 $d1 requests, path 2 $d2 (lat_us $(cat $P1/lat_us) / $(cat $P2/lat_us))"
 	[ $((d1 + d2)) -gt 100 ] || die "$1: too little IO ($d1 + $d2)"
@@ -116,7 +118,10 @@ kmsgs | grep -q "path $s1:$SRV_PORT: reconnect now" || die "no log line for the 
 a1=$(_reqs $P1)
 echo 1 >$P2/remove_path || die "remove_path of path 2 failed"
 [ -e "$P2" ] && die "$P2 still there after remove_path"
-sleep 0.5
+for i in $(seq 1 $((50 * TS))); do
+	[ "$(_reqs $P1)" -gt "$a1" ] && break
+	sleep 0.1
+done
 [ "$(_reqs $P1)" -gt "$a1" ] || die "no IO on path 1 after path 2 was removed"
 kill -0 $FIO 2>/dev/null || die "fio ended before the remove_path was checked"
 log "remove_path: path 2 gone, $(cat $S/failovers) failovers in the session"

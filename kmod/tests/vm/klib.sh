@@ -27,11 +27,14 @@ TS=${TB_TIMEOUT_SCALE:-1}
 # passes its own value (after this one, so it wins); the fio engine's
 # jobs (run_fio, start_fio) get it too, over a test's own value: it goes
 # in IBNBD_FIO_EXTRA, which comes last, as fio takes an engine option
-# only after --ioengine.
+# only after --ioengine; and the daemon (start_server: IBNBD_SRV_EXTRA;
+# 021 on the debug kernel: "heartbeat timeout: nothing received for
+# 1613 ms" from both paths under IO).
 KHB=()
 if [ "$TS" -gt 1 ]; then
 	KHB=("hb_interval_ms=$((500 * TS))")
 	IBNBD_FIO_EXTRA="${IBNBD_FIO_EXTRA:-} --hb_interval=$((500 * TS))"
+	IBNBD_SRV_EXTRA="${IBNBD_SRV_EXTRA:-} --hb-interval $((500 * TS))"
 fi
 if [[ ${TB_TIMEOUT_SCALE:-1} =~ ^[0-9]+$ ]] && [ "${TB_TIMEOUT_SCALE:-1}" -gt 1 ]; then
 	timeout() {
@@ -459,14 +462,22 @@ kclt_cut_setup() {
 
 # kclt_cut_fio NAME: 48 MiB of verified 4k random writes at 6 MiB/s (~8 s
 # of writes, then the verify reads) in the background, 2 s later both
-# paths must be carrying IO.
+# paths must be carrying IO; it returns once a path has IO in flight (on
+# the debug kernel fio's start is slow: 023's cut once found 3 requests
+# sent and none in flight, so nothing failed over).
 kclt_cut_fio() {
+	local i
 	kfio_bg "$1" --rw=randwrite --bs=4k --iodepth=16 --size=48m --rate=6m \
 		--verify=crc32c --do_verify=1 --verify_fatal=1
 	sleep 2
 	cat "$P"
 	[ "$(grep -c 'state=connected reqs=[1-9]' "$P")" = 2 ] ||
 		die "not both paths carrying IO before the cut"
+	for ((i = 0; i < 100 * TS; i++)); do
+		grep -q 'inflight=[1-9]' "$P" && return 0
+		sleep 0.1
+	done
+	die "no path had IO in flight in $((10 * TS)) s"
 }
 
 # kclt_finish [LOG LINES]: unmap, unload the four modules, check the log.
