@@ -13,6 +13,12 @@
 
 #include "clt.h"
 
+/* Send-queue WRs of @req: [BIND_MW +] WRITE_WITH_IMM. */
+static unsigned int trs_clt_req_wrs(const struct trs_clt_req *req)
+{
+	return req->bind ? 2 : 1;
+}
+
 /* An unsignaled WR of a request failed (flushed): its path is dead. */
 void trs_clt_req_send_done(struct trs_cqe *cqe, struct ibv_wc *wc)
 {
@@ -104,7 +110,7 @@ static void trs_clt_con_flush(struct trs_clt_con *con)
 	if (!first || path->fail_pending || con->c.dead)
 		return;		/* the teardown re-queues them */
 	for (req = first; req; req = req->stage_next) {
-		w = req->bind ? 2 : 1;
+		w = trs_clt_req_wrs(req);
 		if (nwrs + w > room)
 			break;
 		nwrs += w;
@@ -196,7 +202,7 @@ static void trs_clt_con_stage(struct trs_clt_con *con, struct trs_clt_req *req)
 	req->stage_next = NULL;
 	*con->staged_tail = req;
 	con->staged_tail = &req->stage_next;
-	con->staged_wrs += req->bind ? 2 : 1;
+	con->staged_wrs += trs_clt_req_wrs(req);
 	con->path->clt->nstaged++;
 }
 
@@ -279,12 +285,12 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	wr->num_sge = nsge;
 
 	stage = clt->plugged || con->staged ||
-		trs_con_sig_room(&con->c) < (req->bind ? 2u : 1u);
+		trs_con_sig_room(&con->c) < trs_clt_req_wrs(req);
 	if (!stage) {
 		/* not plugged: straight out, one post for this request */
-		trs_con_sig_chain(&con->c, wr, req->bind ? 2 : 1, false);
+		trs_con_sig_chain(&con->c, wr, trs_clt_req_wrs(req), false);
 		err = trs_con_post_send(&con->c, req->bind ? &req->bind_wr : wr,
-					req->bind ? 2 : 1);
+					trs_clt_req_wrs(req));
 		if (err) {
 			trs_clt_req_unmap(req);
 			return err;

@@ -294,7 +294,6 @@ int trs_con_sig_init(struct trs_con *con, unsigned int budget,
 	con->sq_unsig = 0;
 	con->sig_next = 0;
 	con->sq_room = room;
-	con->nsig = budget;
 	con->sig = calloc(budget, sizeof(*con->sig));
 	if (!con->sig)
 		return -ENOMEM;
@@ -309,7 +308,6 @@ void trs_con_sig_free(struct trs_con *con)
 {
 	free(con->sig);
 	con->sig = NULL;
-	con->nsig = 0;
 }
 
 /**
@@ -327,7 +325,7 @@ bool trs_con_sig_chain(struct trs_con *con, struct ibv_send_wr *last,
 		   con->sq_used + n > con->sq_budget / 2;
 
 	if (sig) {
-		struct trs_sig *s = &con->sig[con->sig_next++ % con->nsig];
+		struct trs_sig *s = &con->sig[con->sig_next++ % con->sq_budget];
 
 		s->wrs = con->sq_unsig + n;
 		last->wr_id = (uintptr_t)&s->cqe;

@@ -136,7 +136,7 @@ struct trs_sig {
  * @sq_budget: send-queue WRs the partial signalling accounts (the rest are
  *	signaled control sends); @sq_used of them are posted and not known
  *	retired, @sq_unsig posted since the last signaled one.
- * @sig/@nsig/@sig_next: ring of signaled-WR contexts (they complete in
+ * @sig/@sig_next: ring of @sq_budget signaled-WR contexts (they complete in
  *	posting order; at most @sq_budget are outstanding).
  * @sq_room: called when a signaled completion retired WRs.
  */
@@ -173,7 +173,7 @@ struct trs_con {
 	unsigned int sq_size;
 	unsigned int sq_budget, sq_used, sq_unsig;
 	struct trs_sig *sig;
-	unsigned int nsig, sig_next;
+	unsigned int sig_next;
 	void (*sq_room)(struct trs_con *con);
 	void (*recv_done)(struct trs_con *con, struct trs_rx *rx,
 			  struct ibv_wc *wc);
