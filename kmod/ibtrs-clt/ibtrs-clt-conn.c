@@ -419,9 +419,11 @@ static int ibtrs_clt_con_start(struct ibtrs_clt_con *con)
 		con->cm_id = NULL;
 		return ret;
 	}
-	ret = rdma_set_ack_timeout(con->cm_id, ibtrs_clt_ack_timeout);
-	if (ret)
-		return ret;
+	if (ibtrs_clt_ack_timeout) {
+		ret = rdma_set_ack_timeout(con->cm_id, ibtrs_clt_ack_timeout);
+		if (ret)
+			return ret;
+	}
 	if (path->addr.src.ss_family != AF_UNSPEC)
 		src = (struct sockaddr *)&path->addr.src;
 	return rdma_resolve_addr(con->cm_id, src,

@@ -70,15 +70,17 @@ module_param_named(ctrl_loss_tmo_ms, ibtrs_clt_ctrl_loss_tmo_ms, uint, 0444);
 MODULE_PARM_DESC(ctrl_loss_tmo_ms, "with every path down, new IO waits this long, then fails (default 30000)");
 
 /*
- * 17: 0.54 s per retry. 14 (67 ms) ended a dead link sooner, but the
- * heartbeat (3 x 500 ms) fails a silent path anyway, and a short timer
- * fires spuriously whenever the peer is slow to ACK (emulated NICs under
- * load): rxe 6.1 then executes a finished REG_MR a second time and fails
- * the QP (trs/PROTOCOL.md section 9).
+ * 0 (default): the RC ACK timeout is the one the CM derives from the path,
+ * as nvme-rdma and rnbd leave it (RoCE: packet lifetime 18, so 19 = 2.1 s
+ * per retry). The heartbeat (3 x 500 ms) fails a silent path long before
+ * the retries run out. A short timer (14 = 67 ms, this module's first
+ * value) fires whenever the peer is slow to ACK (emulated NICs under load),
+ * and rxe 6.1 then executes a finished REG_MR a second time and fails the
+ * QP (trs/PROTOCOL.md section 9).
  */
-uint ibtrs_clt_ack_timeout = 17;
+uint ibtrs_clt_ack_timeout;
 module_param_named(ack_timeout, ibtrs_clt_ack_timeout, uint, 0444);
-MODULE_PARM_DESC(ack_timeout, "RC ACK timeout per retry, 4.096 us * 2^N, N 8-31 (default 17: 0.54 s)");
+MODULE_PARM_DESC(ack_timeout, "RC ACK timeout per retry, 4.096 us * 2^N, N 8-31; 0: the CM's (default)");
 
 uint ibtrs_clt_cons_per_path;
 module_param_named(cons_per_path, ibtrs_clt_cons_per_path, uint, 0444);
@@ -657,7 +659,7 @@ static int __init ibtrs_clt_init(void)
 	if (ibtrs_clt_max_queue_depth < 1 || ibtrs_clt_max_queue_depth >= TRS_MAX_QUEUE_DEPTH ||
 	    !ibtrs_clt_hb_interval_ms || !ibtrs_clt_hb_missed_max || !ibtrs_clt_reconnect_min_ms ||
 	    ibtrs_clt_reconnect_max_ms < ibtrs_clt_reconnect_min_ms ||
-	    ibtrs_clt_ack_timeout < 8 || ibtrs_clt_ack_timeout > 31 ||
+	    (ibtrs_clt_ack_timeout && (ibtrs_clt_ack_timeout < 8 || ibtrs_clt_ack_timeout > 31)) ||
 	    ibtrs_clt_mp_policy < 0 || ibtrs_clt_mp_policy >= TRS_MP_MAX) {
 		pr_err("invalid module parameter\n");
 		return -EINVAL;
