@@ -65,7 +65,7 @@ static void ibnbd_clt_io_conf(void *priv, int err, void *batch)
 		 * flight meanwhile): send it again with the new one. Else the
 		 * server lost our handle: reopen, then retry this IO.
 		 */
-		if (le32_to_cpu(iu->msg.device_id) == READ_ONCE(dev->device_id) &&
+		if (iu->gen == (u32)atomic_read(&dev->gen) &&
 		    !atomic_xchg(&dev->stale, 1))
 			queue_delayed_work(system_long_wq, &dev->reopen_work, 0);
 		blk_mq_requeue_request(rq, true);
@@ -155,6 +155,8 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 		sg_init_table(iu->sg, blk_rq_nr_phys_segments(rq));
 		nents = blk_rq_map_sg(rq->q, rq, iu->sg);
 	}
+	/* the generation first: a reopen writes the handle, then the gen */
+	iu->gen = atomic_read_acquire(&dev->gen);
 	ibnbd_init_io(&iu->msg, READ_ONCE(dev->device_id), sector, rw, len, 0);
 	/* the hardware queue's connection of the chosen path */
 	ret = ibtrs_clt_request(dev->sess->trs, dir, iu->permit,

@@ -565,6 +565,8 @@ static void ibnbd_clt_reopen_work(struct work_struct *work)
 	} else {
 		pr_info("%s: reopened %s, handle 0x%x\n", dev->disk->disk_name,
 			dev->path, dev->device_id);
+		/* after the new handle (ibnbd_clt_open_remote()) */
+		atomic_inc_return_release(&dev->gen);
 	}
 out_resume:
 	/* the next -ESTALE starts a fresh reopen */

@@ -95,6 +95,10 @@ enum ibnbd_clt_dev_state {
  *	@reopen_work touches it).
  * @reopen_err: how the last reopen ended: 0, or -errno when it gave up
  *	(the requests it held then fail; the next -ESTALE tries again).
+ * @gen: opens of the device on the server so far (the map's, then one per
+ *	reopen). Only an -ESTALE answer to IO sent in the current one starts
+ *	a reopen: the server may give a new open the handle value it gave the
+ *	last one, so the handle does not tell an IO sent before the reopen.
  * @flags: IBNBD_CLT_DEV_DYING.
  * @busy: requests refused with BLK_STS_RESOURCE (no path up, a reopen
  *	running), to be run again by the block layer.
@@ -116,6 +120,7 @@ struct ibnbd_clt_dev {
 	struct delayed_work reopen_work;
 	int reopen_tries;
 	int reopen_err;
+	atomic_t gen;
 	unsigned long flags;
 	atomic_long_t busy;
 };
@@ -128,6 +133,7 @@ struct ibnbd_clt_dev {
  * @err: result.
  * @timeouts: block layer timeouts of this request so far.
  * @stale_retry: re-queued after -ESTALE: fails if the reopen gave up.
+ * @gen: the device's &ibnbd_clt_dev.gen when the request was sent.
  * @sg: data segments (max_segs entries follow).
  */
 struct ibnbd_clt_iu {
@@ -137,6 +143,7 @@ struct ibnbd_clt_iu {
 	int err;
 	int timeouts;
 	bool stale_retry;
+	u32 gen;
 	struct scatterlist sg[];
 };
 
