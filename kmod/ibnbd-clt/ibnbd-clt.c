@@ -97,6 +97,10 @@ enum ibnbd_clt_dev_state {
  *	@reopen_work touches it).
  * @reopen_err: how the last reopen ended: 0, or -errno when it gave up
  *	(the requests it held then fail; the next -ESTALE tries again).
+ * @gen: opens of the device on the server so far (the map's, then one per
+ *	reopen). Only an -ESTALE answer to IO sent in the current one starts
+ *	a reopen: the server may give a new open the handle value it gave the
+ *	last one, so the handle does not tell an IO sent before the reopen.
  * @flags: IBNBD_CLT_DEV_DYING.
  */
 struct ibnbd_clt_dev {
@@ -118,6 +122,7 @@ struct ibnbd_clt_dev {
 	struct delayed_work reopen_work;
 	int reopen_tries;
 	int reopen_err;
+	atomic_t gen;
 	unsigned long flags;
 };
 
@@ -129,6 +134,7 @@ struct ibnbd_clt_dev {
  * @err: result.
  * @timeouts: block layer timeouts of this request so far.
  * @stale_retry: re-queued after -ESTALE: fails if the reopen gave up.
+ * @gen: the device's &ibnbd_clt_dev.gen when the request was sent.
  * @sg: data segments (max_segs entries follow).
  */
 struct ibnbd_clt_iu {
@@ -138,6 +144,7 @@ struct ibnbd_clt_iu {
 	int err;
 	int timeouts;
 	bool stale_retry;
+	u32 gen;
 	struct scatterlist sg[];
 };
 
@@ -338,7 +345,7 @@ static void ibnbd_clt_io_conf(void *priv, int err)
 		 * flight meanwhile): send it again with the new one. Else the
 		 * server lost our handle: reopen, then retry this IO.
 		 */
-		if (le32_to_cpu(iu->msg.device_id) == READ_ONCE(dev->device_id) &&
+		if (iu->gen == (u32)atomic_read(&dev->gen) &&
 		    !atomic_xchg(&dev->stale, 1))
 			queue_delayed_work(system_long_wq, &dev->reopen_work, 0);
 		blk_mq_requeue_request(blk_mq_rq_from_pdu(iu), true);
@@ -425,6 +432,8 @@ static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 		sg_init_table(iu->sg, dev->max_segs);
 		nents = blk_rq_map_sg(rq->q, rq, iu->sg);
 	}
+	/* the generation first: a reopen writes the handle, then the gen */
+	iu->gen = atomic_read_acquire(&dev->gen);
 	ibnbd_init_io(&iu->msg, READ_ONCE(dev->device_id), sector, rw, len, 0);
 	/* the hardware queue's connection of the chosen path */
 	ret = ibtrs_clt_request(dev->sess->trs, dir, iu->permit,
@@ -854,6 +863,8 @@ static void ibnbd_clt_reopen_work(struct work_struct *work)
 	} else {
 		pr_info("%s: reopened %s, handle 0x%x\n", dev->disk->disk_name,
 			dev->path, dev->device_id);
+		/* after the new handle (ibnbd_clt_open_remote()) */
+		atomic_inc_return_release(&dev->gen);
 	}
 out_resume:
 	/* the next -ESTALE starts a fresh reopen */
