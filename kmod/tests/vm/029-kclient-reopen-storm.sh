@@ -7,7 +7,9 @@
 # after the reopen; before the fix that started a second OPEN, which the
 # server refused (the session already holds the device rw), 30 times at
 # 1 s: IO stalled ~30 s, and the spent tries disabled the reopen for the
-# next restart. Now an -ESTALE of an old handle only re-sends the IO.
+# next restart. Now an -ESTALE of IO sent before the last (re)open only
+# re-sends the IO (a generation per open: a new open may even get the old
+# handle's value, as 023 met on the debug kernel).
 # Three restarts of the server modules under 2 x 64 requests of 4k randrw:
 # IO must resume within 8 s (x the timeout scale) of each load, the server must refuse no open,
 # the client must log one reopen per restart and no "cannot reopen"; fio
