@@ -52,6 +52,44 @@ int ibtrs_rc_qp_create(struct rdma_cm_id *id, struct ib_pd *pd,
 void ibtrs_qp_cq_destroy(struct rdma_cm_id *id, struct ib_qp **qp,
 			 struct ib_cq **cq);
 
+/**
+ * struct ibtrs_rx_chain - receives consumed and not re-posted yet, linked
+ * through their work requests' @next, so that one ib_post_recv() re-posts
+ * a batch. Touched by one context only (the CQ's).
+ * @first: head of the chain, NULL when empty.
+ * @last: its tail.
+ * @nr: receives in the chain.
+ */
+struct ibtrs_rx_chain {
+	struct ib_recv_wr *first;
+	struct ib_recv_wr *last;
+	int nr;
+};
+
+/* Append @wr; true when the chain reached @batch and is due to be posted. */
+static inline bool ibtrs_rx_chain_add(struct ibtrs_rx_chain *c,
+				      struct ib_recv_wr *wr, int batch)
+{
+	wr->next = NULL;
+	if (c->last)
+		c->last->next = wr;
+	else
+		c->first = wr;
+	c->last = wr;
+	return ++c->nr >= batch;
+}
+
+/* The whole chain (NULL if empty), leaving it empty. */
+static inline struct ib_recv_wr *ibtrs_rx_chain_take(struct ibtrs_rx_chain *c)
+{
+	struct ib_recv_wr *first = c->first;
+
+	c->first = NULL;
+	c->last = NULL;
+	c->nr = 0;
+	return first;
+}
+
 /* One receive of @len bytes at @dma (local DMA lkey of @pd). */
 int ibtrs_post_recv_one(struct ib_qp *qp, struct ib_pd *pd,
 			struct ib_cqe *cqe, u64 dma, u32 len);

@@ -13,6 +13,11 @@
  * fio-engine/ibnbd_clt.c: SESS_INFO and OPEN as IBTRS reads whose answer
  * lands in a buffer of ours, CLOSE as a write without data, one IBTRS
  * request per block request (trs/include/trs/ibnbd_proto.h).
+ *
+ * This file: module parameters, sessions and control messages, device
+ * sysfs, map and unmap, the reopen after -ESTALE. The block device (tag
+ * set, queue_rq, polling, queue mapping) is ibnbd-clt-blk.c; the shared
+ * structures ibnbd-clt.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,9 +28,9 @@
 #include <linux/slab.h>
 #include <linux/delay.h>
 #include <linux/device.h>
+#include <linux/semaphore.h>
 
-#include "trs/ibnbd_proto.h"
-#include "ibtrs-clt.h"
+#include "ibnbd-clt.h"
 #include "ibnbd-clt-parse.h"
 
 static ushort port = 1234;
@@ -38,115 +43,17 @@ MODULE_PARM_DESC(port, "server port (default 1234)");
  * path); when it times out a second time it fails with an error. Control
  * messages (SESS_INFO, OPEN, CLOSE) wait as long, then the same.
  */
-static uint io_timeout_ms = 30000;
-module_param(io_timeout_ms, uint, 0444);
+uint ibnbd_clt_io_timeout_ms = 30000;
+module_param_named(io_timeout_ms, ibnbd_clt_io_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(io_timeout_ms, "request timeout (default 30000); the second one fails the request");
 
-/**
- * struct ibnbd_clt_sess - an IBTRS session and the devices mapped on it.
- * @list: in ibnbd_clt_sessions.
- * @trs: the transport session.
- * @refs: devices using it (under ibnbd_clt_mutex).
- * @ver: negotiated IBNBD protocol version.
+/*
+ * Hardware queues for polled IO (io_uring IOPOLL, preadv2 RWF_HIPRI) per
+ * session, each on a polled connection of every path.
  */
-struct ibnbd_clt_sess {
-	struct list_head list;
-	struct ibtrs_clt_sess *trs;
-	int refs;
-	u8 ver;
-};
-
-/* Bits of &struct ibnbd_clt_dev.flags */
-enum {
-	IBNBD_CLT_DEV_DYING,	/* unmap has begun: no reopen, no resend */
-};
-
-/**
- * enum ibnbd_clt_dev_state - of a mapped device.
- * @IBNBD_CLT_DEV_MAPPED: serves IO.
- * @IBNBD_CLT_DEV_UNMAPPING: being unmapped; opens are refused.
- */
-enum ibnbd_clt_dev_state {
-	IBNBD_CLT_DEV_MAPPED,
-	IBNBD_CLT_DEV_UNMAPPING,
-};
-
-/**
- * struct ibnbd_clt_dev - a mapped device.
- * @kobj: its sysfs directory (owns the struct).
- * @list: in ibnbd_clt_devs.
- * @idx: N of ibnbd<N>.
- * @sess: the session.
- * @path: the server's device path.
- * @mode: access mode asked for.
- * @lock: @state and @open_cnt (not ibnbd_clt_mutex: add_disk() opens the
- *	device to scan it while the mapping holds that one).
- * @state: &enum ibnbd_clt_dev_state.
- * @open_cnt: opens of the block device.
- * @device_id: the server's handle.
- * @rsp: the server's OPEN_RSP (geometry).
- * @max_segs: data segments per request.
- * @tag_set: blk-mq tag set.
- * @disk: the block device.
- * @stale: the server answered -ESTALE (it lost our handle, e.g. its
- *	session went away while every path was down): IO waits until
- *	@reopen_work opened the device again.
- * @reopen_work: SESS_INFO + OPEN again, then IO resumes with the new
- *	handle.
- * @reopen_tries: failed attempts of the reopen running now (only
- *	@reopen_work touches it).
- * @reopen_err: how the last reopen ended: 0, or -errno when it gave up
- *	(the requests it held then fail; the next -ESTALE tries again).
- * @gen: opens of the device on the server so far (the map's, then one per
- *	reopen). Only an -ESTALE answer to IO sent in the current one starts
- *	a reopen: the server may give a new open the handle value it gave the
- *	last one, so the handle does not tell an IO sent before the reopen.
- * @flags: IBNBD_CLT_DEV_DYING.
- */
-struct ibnbd_clt_dev {
-	struct kobject kobj;
-	struct list_head list;
-	int idx;
-	struct ibnbd_clt_sess *sess;
-	char path[IBNBD_DEV_PATH_MAX];
-	enum ibnbd_access_mode mode;
-	struct mutex lock;	/* @state, @open_cnt */
-	enum ibnbd_clt_dev_state state;
-	int open_cnt;
-	u32 device_id;
-	struct ibnbd_msg_open_rsp rsp;
-	u32 max_segs;
-	struct blk_mq_tag_set tag_set;
-	struct gendisk *disk;
-	atomic_t stale;
-	struct delayed_work reopen_work;
-	int reopen_tries;
-	int reopen_err;
-	atomic_t gen;
-	unsigned long flags;
-};
-
-/**
- * struct ibnbd_clt_iu - per block request data (blk-mq pdu).
- * @msg: the IO message (user header of the IBTRS request).
- * @dev: the device.
- * @permit: the IBTRS permit held.
- * @err: result.
- * @timeouts: block layer timeouts of this request so far.
- * @stale_retry: re-queued after -ESTALE: fails if the reopen gave up.
- * @gen: the device's &ibnbd_clt_dev.gen when the request was sent.
- * @sg: data segments (max_segs entries follow).
- */
-struct ibnbd_clt_iu {
-	struct ibnbd_msg_io msg;
-	struct ibnbd_clt_dev *dev;
-	int permit;
-	int err;
-	int timeouts;
-	bool stale_retry;
-	u32 gen;
-	struct scatterlist sg[];
-};
+uint ibnbd_clt_poll_queues;
+module_param_named(poll_queues, ibnbd_clt_poll_queues, uint, 0444);
+MODULE_PARM_DESC(poll_queues, "polled hardware queues per session (default 0)");
 
 static DEFINE_MUTEX(ibnbd_clt_mutex);
 static LIST_HEAD(ibnbd_clt_sessions);
@@ -167,12 +74,34 @@ struct ibnbd_clt_ctrl {
 	int err;
 };
 
-static void ibnbd_clt_ctrl_conf(void *priv, int err)
+static void ibnbd_clt_ctrl_conf(void *priv, int err, void *batch)
 {
 	struct ibnbd_clt_ctrl *ctl = priv;
 
 	ctl->err = err;
 	complete(&ctl->done);
+}
+
+/* A chunk id for a control message (sleeps until one is free). */
+static int ibnbd_clt_ctl_id_get(struct ibnbd_clt_sess *sess)
+{
+	int i;
+
+	/* each control message waits at most two timeouts */
+	if (down_timeout(&sess->ctl_sem, 3 * msecs_to_jiffies(ibnbd_clt_io_timeout_ms)))
+		return -EBUSY;
+	for (i = 0; i < IBNBD_CLT_CTL_IDS; i++)
+		if (!test_and_set_bit(i, &sess->ctl_busy))
+			return sess->ctl_base + i;
+	up(&sess->ctl_sem);
+	WARN_ON_ONCE(1);	/* the semaphore counts the bits */
+	return -EBUSY;
+}
+
+static void ibnbd_clt_ctl_id_put(struct ibnbd_clt_sess *sess, int id)
+{
+	clear_bit(id - sess->ctl_base, &sess->ctl_busy);
+	up(&sess->ctl_sem);
 }
 
 /* One synchronous control request; its answer lands in @rsp (kmalloc'ed). */
@@ -181,18 +110,19 @@ static int ibnbd_clt_ctrl(struct ibnbd_clt_sess *sess, enum ibtrs_clt_dir dir,
 {
 	struct ibnbd_clt_ctrl ctl;
 	struct scatterlist sg;
-	int permit, ret, tries = 0;
+	int id, ret;
 
-	while ((permit = ibtrs_clt_get_permit(sess->trs)) < 0) {
-		if (++tries > 10000)
-			return -EBUSY;
-		usleep_range(500, 1000);
-	}
+	id = ibnbd_clt_ctl_id_get(sess);
+	if (id < 0)
+		return id;
 	init_completion(&ctl.done);
 	if (rsp)
 		sg_init_one(&sg, rsp, rsplen);
-	ret = ibtrs_clt_request(sess->trs, dir, permit, raw_smp_processor_id(),
-				msg, len,
+	/* beyond the polled hints: an interrupt-driven connection */
+	ret = ibtrs_clt_request(sess->trs, dir, id,
+				ibtrs_clt_nr_cons(sess->trs) +
+				ibtrs_clt_nr_poll(sess->trs) +
+				raw_smp_processor_id(), msg, len,
 				rsp ? &sg : NULL, rsp ? 1 : 0, rsp ? rsplen : 0,
 				ibnbd_clt_ctrl_conf, &ctl);
 	if (!ret) {
@@ -202,19 +132,19 @@ static int ibnbd_clt_ctrl(struct ibnbd_clt_sess *sess, enum ibtrs_clt_dir dir,
 		 * transport ends the request after the path's teardown, and
 		 * @ctl must live until then.
 		 */
-		unsigned long tmo = msecs_to_jiffies(io_timeout_ms);
+		unsigned long tmo = msecs_to_jiffies(ibnbd_clt_io_timeout_ms);
 
 		if (!wait_for_completion_timeout(&ctl.done, tmo)) {
-			ibtrs_clt_request_timeout(sess->trs, permit, &ctl, false);
+			ibtrs_clt_request_timeout(sess->trs, id, &ctl, false);
 			if (!wait_for_completion_timeout(&ctl.done, tmo)) {
-				ibtrs_clt_request_timeout(sess->trs, permit,
+				ibtrs_clt_request_timeout(sess->trs, id,
 							  &ctl, true);
 				wait_for_completion(&ctl.done);
 			}
 		}
 		ret = ctl.err;
 	}
-	ibtrs_clt_put_permit(sess->trs, permit);
+	ibnbd_clt_ctl_id_put(sess, id);
 	return ret;
 }
 
@@ -249,7 +179,8 @@ static struct ibnbd_clt_sess *ibnbd_clt_sess_get(const char *name,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	sess->trs = ibtrs_clt_open(name, paths, npaths, port);
+	sess->trs = ibtrs_clt_open(name, paths, npaths, port, IBNBD_MAX_USR_LEN,
+				   ibnbd_clt_poll_queues);
 	if (IS_ERR(sess->trs)) {
 		ret = PTR_ERR(sess->trs);
 		pr_err("session %s: cannot connect to the server: %d\n", name,
@@ -262,6 +193,14 @@ static struct ibnbd_clt_sess *ibnbd_clt_sess_get(const char *name,
 		ret = -EMSGSIZE;
 		goto out_close;
 	}
+	if (ibtrs_clt_queue_depth(sess->trs) <= IBNBD_CLT_CTL_IDS) {
+		pr_err("session %s: server queue depth %u too small\n", name,
+		       ibtrs_clt_queue_depth(sess->trs));
+		ret = -EINVAL;
+		goto out_close;
+	}
+	sess->ctl_base = ibtrs_clt_queue_depth(sess->trs) - IBNBD_CLT_CTL_IDS;
+	sema_init(&sess->ctl_sem, IBNBD_CLT_CTL_IDS);
 	ibnbd_init_sess_info(&si, IBNBD_PROTO_VER_MAJOR);
 	ret = ibnbd_clt_ctrl(sess, IBTRS_CLT_READ, &si, sizeof(si), rsp,
 			     sizeof(*rsp));
@@ -272,6 +211,12 @@ static struct ibnbd_clt_sess *ibnbd_clt_sess_get(const char *name,
 	if (ibnbd_validate_sess_info_rsp(rsp, sizeof(*rsp))) {
 		pr_err("session %s: bad SESS_INFO answer\n", name);
 		ret = -EPROTO;
+		goto out_close;
+	}
+	ret = ibnbd_clt_alloc_tag_set(sess);
+	if (ret) {
+		pr_err("session %s: cannot allocate its tag set: %d\n", name,
+		       ret);
 		goto out_close;
 	}
 	sess->ver = ibnbd_negotiate_ver(rsp->ver);
@@ -294,268 +239,10 @@ static void ibnbd_clt_sess_put(struct ibnbd_clt_sess *sess)
 	if (--sess->refs)
 		return;
 	list_del(&sess->list);
+	/* every disk of the tag set is gone */
+	blk_mq_free_tag_set(&sess->tag_set);
 	ibtrs_clt_close(sess->trs);
 	kfree(sess);
-}
-
-/* ---------------------------------------------------------------- */
-/* Block device                                                      */
-
-static int ibnbd_clt_open(struct block_device *bdev, fmode_t mode)
-{
-	struct ibnbd_clt_dev *dev = bdev->bd_disk->private_data;
-	int ret = 0;
-
-	mutex_lock(&dev->lock);
-	if (dev->state != IBNBD_CLT_DEV_MAPPED)
-		ret = -ENXIO;
-	else
-		dev->open_cnt++;
-	mutex_unlock(&dev->lock);
-	return ret;
-}
-
-static void ibnbd_clt_release(struct gendisk *disk, fmode_t mode)
-{
-	struct ibnbd_clt_dev *dev = disk->private_data;
-
-	mutex_lock(&dev->lock);
-	dev->open_cnt--;
-	mutex_unlock(&dev->lock);
-}
-
-static const struct block_device_operations ibnbd_clt_fops = {
-	.owner = THIS_MODULE,
-	.open = ibnbd_clt_open,
-	.release = ibnbd_clt_release,
-};
-
-#define IBNBD_CLT_REOPEN_TRIES	30
-
-static void ibnbd_clt_io_conf(void *priv, int err)
-{
-	struct ibnbd_clt_iu *iu = priv;
-	struct ibnbd_clt_dev *dev = iu->dev;
-
-	ibtrs_clt_put_permit(dev->sess->trs, iu->permit);
-	if (err == -ESTALE && !test_bit(IBNBD_CLT_DEV_DYING, &dev->flags)) {
-		iu->stale_retry = true;
-		/*
-		 * Sent with a handle a reopen has replaced since (it was in
-		 * flight meanwhile): send it again with the new one. Else the
-		 * server lost our handle: reopen, then retry this IO.
-		 */
-		if (iu->gen == (u32)atomic_read(&dev->gen) &&
-		    !atomic_xchg(&dev->stale, 1))
-			queue_delayed_work(system_long_wq, &dev->reopen_work, 0);
-		blk_mq_requeue_request(blk_mq_rq_from_pdu(iu), true);
-		return;
-	}
-	iu->err = err;
-	blk_mq_complete_request(blk_mq_rq_from_pdu(iu));
-}
-
-static void ibnbd_clt_complete_rq(struct request *rq)
-{
-	struct ibnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
-
-	blk_mq_end_request(rq, errno_to_blk_status(iu->err));
-}
-
-static blk_status_t ibnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
-				       const struct blk_mq_queue_data *bd)
-{
-	struct request *rq = bd->rq;
-	struct ibnbd_clt_dev *dev = rq->q->queuedata;
-	struct ibnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
-	enum ibtrs_clt_dir dir = IBTRS_CLT_WRITE;
-	unsigned int nents = 0;
-	u32 rw, len = 0;
-	u64 sector = 0;
-	int ret;
-
-	switch (req_op(rq)) {
-	case REQ_OP_READ:
-		rw = IBNBD_OP_READ;
-		dir = IBTRS_CLT_READ;
-		break;
-	case REQ_OP_WRITE:
-		rw = IBNBD_OP_WRITE;
-		break;
-	case REQ_OP_FLUSH:
-		rw = IBNBD_OP_FLUSH;
-		break;
-	case REQ_OP_DISCARD:
-		rw = IBNBD_OP_DISCARD;
-		break;
-	case REQ_OP_WRITE_ZEROES:
-		rw = IBNBD_OP_WRITE_ZEROES;
-		if (rq->cmd_flags & REQ_NOUNMAP)
-			rw |= IBNBD_F_NOUNMAP;
-		break;
-	default:
-		return BLK_STS_NOTSUPP;
-	}
-	if (rq->cmd_flags & REQ_FUA)
-		rw |= IBNBD_F_FUA;
-	if ((rq->cmd_flags & REQ_PREFLUSH) && req_op(rq) == REQ_OP_WRITE)
-		rw |= IBNBD_F_PREFLUSH;
-	if (rq->cmd_flags & REQ_SYNC)
-		rw |= IBNBD_F_SYNC;
-
-	if (test_bit(IBNBD_CLT_DEV_DYING, &dev->flags))
-		return BLK_STS_IOERR;		/* a forced unmap */
-	if (atomic_read(&dev->stale))
-		return BLK_STS_RESOURCE;	/* until the reopen */
-	if (iu->stale_retry) {
-		iu->stale_retry = false;
-		if (READ_ONCE(dev->reopen_err))
-			return BLK_STS_IOERR;	/* the reopen gave up */
-	}
-	iu->permit = ibtrs_clt_get_permit(dev->sess->trs);
-	if (iu->permit < 0)
-		return BLK_STS_RESOURCE;	/* rerun after a delay */
-	iu->dev = dev;
-	iu->err = 0;
-	iu->timeouts = 0;
-	blk_mq_start_request(rq);
-	/*
-	 * A flush has no range: the block layer leaves its sector at -1, the
-	 * protocol wants 0 and no length.
-	 */
-	if (req_op(rq) != REQ_OP_FLUSH) {
-		sector = blk_rq_pos(rq);
-		len = blk_rq_bytes(rq);
-	}
-	if (blk_rq_nr_phys_segments(rq) &&
-	    (req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE)) {
-		sg_init_table(iu->sg, dev->max_segs);
-		nents = blk_rq_map_sg(rq->q, rq, iu->sg);
-	}
-	/* the generation first: a reopen writes the handle, then the gen */
-	iu->gen = atomic_read_acquire(&dev->gen);
-	ibnbd_init_io(&iu->msg, READ_ONCE(dev->device_id), sector, rw, len, 0);
-	/* the hardware queue's connection of the chosen path */
-	ret = ibtrs_clt_request(dev->sess->trs, dir, iu->permit,
-				hctx->queue_num, &iu->msg,
-				sizeof(iu->msg), nents ? iu->sg : NULL, nents,
-				nents ? len : 0, ibnbd_clt_io_conf, iu);
-	if (ret) {
-		ibtrs_clt_put_permit(dev->sess->trs, iu->permit);
-		if (ret == -EAGAIN || ret == -ENOMEM)
-			return BLK_STS_RESOURCE;
-		pr_err_ratelimited("%s: request failed: %d\n",
-				   dev->disk->disk_name, ret);
-		return BLK_STS_IOERR;
-	}
-	return BLK_STS_OK;
-}
-
-/*
- * The transport ends every request (an answer, or its path's end), so the
- * timer only starts error recovery: the first timeout fails the request's
- * path (it is re-sent, on another path or after the reconnect), the
- * second gives up on it (-ETIMEDOUT after the path's teardown). Both ways
- * the request is still the transport's: wait for it.
- */
-static enum blk_eh_timer_return ibnbd_clt_timeout(struct request *rq)
-{
-	struct ibnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
-	struct ibnbd_clt_dev *dev = iu->dev;
-	bool final = ++iu->timeouts > 1;
-
-	pr_warn_ratelimited("%s: request (sector %llu, %u bytes) not answered in %u ms%s\n",
-			    dev->disk->disk_name, blk_rq_pos(rq),
-			    blk_rq_bytes(rq), io_timeout_ms,
-			    final ? ", again: failing it" : ": failing its path");
-	ibtrs_clt_request_timeout(dev->sess->trs, iu->permit, iu, final);
-	return BLK_EH_RESET_TIMER;
-}
-
-static const struct blk_mq_ops ibnbd_clt_mq_ops = {
-	.queue_rq = ibnbd_clt_queue_rq,
-	.complete = ibnbd_clt_complete_rq,
-	.timeout = ibnbd_clt_timeout,
-};
-
-static void ibnbd_clt_set_limits(struct ibnbd_clt_dev *dev)
-{
-	const struct ibnbd_msg_open_rsp *rsp = &dev->rsp;
-	struct request_queue *q = dev->disk->queue;
-	u32 flags = le32_to_cpu(rsp->dev_flags);
-	u32 max_sectors = min(le32_to_cpu(rsp->max_hw_sectors),
-			      ibtrs_clt_max_io_size(dev->sess->trs) >>
-			      SECTOR_SHIFT);
-	u16 pbs = le16_to_cpu(rsp->physical_block_size);
-	u32 max_discard = le32_to_cpu(rsp->max_discard_sectors);
-	u32 max_wz = le32_to_cpu(rsp->max_write_zeroes_sectors);
-
-	blk_queue_logical_block_size(q, le16_to_cpu(rsp->logical_block_size));
-	blk_queue_physical_block_size(q, pbs ? pbs :
-				      le16_to_cpu(rsp->logical_block_size));
-	blk_queue_max_hw_sectors(q, max_sectors);
-	blk_queue_max_segments(q, dev->max_segs);
-	/* a read buffer is one FRWR registration: page-sized gaps only */
-	blk_queue_virt_boundary(q, PAGE_SIZE - 1);
-	blk_queue_write_cache(q, flags & IBNBD_DEV_FLUSH,
-			      flags & IBNBD_DEV_FUA);
-	if ((flags & IBNBD_DEV_DISCARD) && max_discard) {
-		blk_queue_max_discard_sectors(q, max_discard);
-		q->limits.discard_granularity =
-			le32_to_cpu(rsp->discard_granularity);
-		q->limits.discard_alignment =
-			le32_to_cpu(rsp->discard_alignment);
-	}
-	if ((flags & IBNBD_DEV_WRITE_ZEROES) && max_wz)
-		blk_queue_max_write_zeroes_sectors(q, max_wz);
-	if (flags & IBNBD_DEV_ROTATIONAL)
-		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
-	else
-		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
-	blk_queue_rq_timeout(q, msecs_to_jiffies(io_timeout_ms));
-	set_capacity(dev->disk, le64_to_cpu(rsp->nsectors));
-	if ((flags & IBNBD_DEV_READ_ONLY) || rsp->access_mode == IBNBD_ACCESS_RO)
-		set_disk_ro(dev->disk, true);
-}
-
-static int ibnbd_clt_create_disk(struct ibnbd_clt_dev *dev)
-{
-	int ret;
-
-	dev->max_segs = ibtrs_clt_max_segments(dev->sess->trs);
-	dev->tag_set.ops = &ibnbd_clt_mq_ops;
-	/* one hardware queue per connection of a path */
-	dev->tag_set.nr_hw_queues = ibtrs_clt_nr_cons(dev->sess->trs);
-	dev->tag_set.queue_depth = ibtrs_clt_queue_depth(dev->sess->trs);
-	dev->tag_set.numa_node = NUMA_NO_NODE;
-	dev->tag_set.cmd_size = sizeof(struct ibnbd_clt_iu) +
-				dev->max_segs * sizeof(struct scatterlist);
-	dev->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
-	dev->tag_set.driver_data = dev;
-	ret = blk_mq_alloc_tag_set(&dev->tag_set);
-	if (ret)
-		return ret;
-	dev->disk = blk_mq_alloc_disk(&dev->tag_set, dev);
-	if (IS_ERR(dev->disk)) {
-		ret = PTR_ERR(dev->disk);
-		dev->disk = NULL;
-		goto out_free_tag_set;
-	}
-	dev->disk->fops = &ibnbd_clt_fops;
-	dev->disk->private_data = dev;
-	snprintf(dev->disk->disk_name, DISK_NAME_LEN, "ibnbd%d", dev->idx);
-	ibnbd_clt_set_limits(dev);
-	ret = add_disk(dev->disk);
-	if (ret)
-		goto out_put_disk;
-	return 0;
-
-out_put_disk:
-	put_disk(dev->disk);
-	dev->disk = NULL;
-out_free_tag_set:
-	blk_mq_free_tag_set(&dev->tag_set);
-	return ret;
 }
 
 /* ---------------------------------------------------------------- */
@@ -591,6 +278,13 @@ static ssize_t paths_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	return ibtrs_clt_paths_show(to_ibnbd_dev(kobj)->sess->trs, buf,
 				    PAGE_SIZE);
+}
+
+static ssize_t busy_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&to_ibnbd_dev(kobj)->busy));
 }
 
 static ssize_t unmap_device_show(struct kobject *kobj,
@@ -629,6 +323,7 @@ static struct kobj_attribute ibnbd_clt_session_attr = __ATTR_RO(session);
 static struct kobj_attribute ibnbd_clt_mapping_path_attr =
 	__ATTR_RO(mapping_path);
 static struct kobj_attribute ibnbd_clt_paths_attr = __ATTR_RO(paths);
+static struct kobj_attribute ibnbd_clt_busy_attr = __ATTR_RO(busy);
 static struct kobj_attribute ibnbd_clt_unmap_attr =
 	__ATTR(unmap_device, 0644, unmap_device_show, unmap_device_store);
 
@@ -637,6 +332,7 @@ static struct attribute *ibnbd_clt_dev_attrs[] = {
 	&ibnbd_clt_session_attr.attr,
 	&ibnbd_clt_mapping_path_attr.attr,
 	&ibnbd_clt_paths_attr.attr,
+	&ibnbd_clt_busy_attr.attr,
 	&ibnbd_clt_unmap_attr.attr,
 	NULL,
 };
@@ -665,22 +361,29 @@ static int ibnbd_clt_close_remote(struct ibnbd_clt_dev *dev)
 			      NULL, 0);
 }
 
+/* What the busy iterators of the session's tag set count for one device. */
+struct ibnbd_clt_iter {
+	struct ibnbd_clt_dev *dev;
+	unsigned int n;
+};
+
 static bool ibnbd_clt_count_started(struct request *rq, void *data)
 {
-	unsigned int *n = data;
+	struct ibnbd_clt_iter *it = data;
 
-	if (blk_mq_request_started(rq))
-		(*n)++;
+	if (rq->q->queuedata == it->dev && blk_mq_request_started(rq))
+		it->n++;
 	return true;
 }
 
 static bool ibnbd_clt_abort_rq(struct request *rq, void *data)
 {
 	struct ibnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
-	struct ibnbd_clt_dev *dev = data;
+	struct ibnbd_clt_iter *it = data;
 
-	if (blk_mq_request_started(rq))
-		ibtrs_clt_request_timeout(dev->sess->trs, iu->permit, iu, true);
+	if (rq->q->queuedata == it->dev && blk_mq_request_started(rq))
+		ibtrs_clt_request_timeout(it->dev->sess->trs, iu->permit, iu,
+					  true);
 	return true;
 }
 
@@ -692,20 +395,20 @@ static bool ibnbd_clt_abort_rq(struct request *rq, void *data)
  */
 static void ibnbd_clt_abort_inflight(struct ibnbd_clt_dev *dev)
 {
-	unsigned int n;
+	struct ibnbd_clt_iter it = { .dev = dev };
 	int i;
 
 	for (i = 0; i < 10; i++) {
-		n = 0;
-		blk_mq_tagset_busy_iter(&dev->tag_set, ibnbd_clt_count_started,
-					&n);
-		if (!n)
+		it.n = 0;
+		blk_mq_tagset_busy_iter(&dev->sess->tag_set,
+					ibnbd_clt_count_started, &it);
+		if (!it.n)
 			return;
 		msleep(100);
 	}
 	pr_warn("%s: forced unmap: failing %u requests in flight\n",
-		dev->disk->disk_name, n);
-	blk_mq_tagset_busy_iter(&dev->tag_set, ibnbd_clt_abort_rq, dev);
+		dev->disk->disk_name, it.n);
+	blk_mq_tagset_busy_iter(&dev->sess->tag_set, ibnbd_clt_abort_rq, &it);
 }
 
 /*
@@ -758,7 +461,6 @@ static int ibnbd_clt_unmap(struct ibnbd_clt_dev *dev, bool force,
 			dev->path, ret);
 	pr_info("%s: unmapped %s\n", dev->disk->disk_name, dev->path);
 	put_disk(dev->disk);
-	blk_mq_free_tag_set(&dev->tag_set);
 	mutex_lock(&ibnbd_clt_mutex);
 	ibnbd_clt_sess_put(dev->sess);
 	mutex_unlock(&ibnbd_clt_mutex);
@@ -930,7 +632,7 @@ static ssize_t map_device_store(struct device *d, struct device_attribute *attr,
 		ibnbd_access_mode_name(dev->rsp.access_mode), o->sessname,
 		le64_to_cpu(dev->rsp.nsectors),
 		le16_to_cpu(dev->rsp.logical_block_size),
-		queue_max_hw_sectors(dev->disk->queue), dev->max_segs,
+		queue_max_hw_sectors(dev->disk->queue), dev->sess->max_segs,
 		le32_to_cpu(dev->rsp.dev_flags));
 	kfree(s);
 	kfree(o);
@@ -939,7 +641,6 @@ static ssize_t map_device_store(struct device *d, struct device_attribute *attr,
 out_del_disk:
 	del_gendisk(dev->disk);
 	put_disk(dev->disk);
-	blk_mq_free_tag_set(&dev->tag_set);
 out_close_remote:
 	ibnbd_clt_close_remote(dev);
 out_put_sess:

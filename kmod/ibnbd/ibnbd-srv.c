@@ -43,16 +43,6 @@ static DECLARE_WAIT_QUEUE_HEAD(ibnbd_srv_sess_wq);
 static LIST_HEAD(ibnbd_srv_sessions);
 static DEFINE_MUTEX(ibnbd_srv_sessions_mutex);
 
-/* One bio in flight; the bio set's front pad. */
-struct ibnbd_srv_io {
-	struct ibnbd_srv_sess_dev *sd;
-	struct ibtrs_srv_op *op;
-	void *data;
-	u32 len;
-	u8 opcode;
-	struct bio bio;		/* last: the bio set allocates up to it */
-};
-
 /* ---------------------------------------------------------------- */
 /* Sessions and handles                                              */
 
@@ -66,6 +56,8 @@ static void ibnbd_srv_sess_release(struct kref *ref)
 	mutex_lock(&ibnbd_srv_sessions_mutex);
 	list_del(&s->link);
 	mutex_unlock(&ibnbd_srv_sessions_mutex);
+	free_percpu(s->inflight);
+	kvfree(s->ios);
 	kfree(s->devs);
 	kfree(s);
 	if (atomic_dec_and_test(&ibnbd_srv_nr_sess))
@@ -75,6 +67,39 @@ static void ibnbd_srv_sess_release(struct kref *ref)
 static void ibnbd_srv_sess_put(struct ibnbd_srv_sess *s)
 {
 	kref_put(&s->ref, ibnbd_srv_sess_release);
+}
+
+/* Sum over the CPUs of the counter at @off of @sd's counters. */
+static s64 ibnbd_srv_sd_stat_off(const struct ibnbd_srv_sess_dev *sd,
+				 size_t off)
+{
+	s64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *(const s64 *)((const char *)per_cpu_ptr(sd->stats, cpu) +
+				    off);
+	return n;
+}
+
+#define ibnbd_srv_sd_stat(sd, field)	\
+	ibnbd_srv_sd_stat_off(sd, offsetof(struct ibnbd_srv_sd_stats, field))
+
+static long ibnbd_srv_sess_inflight(const struct ibnbd_srv_sess *s)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *per_cpu_ptr(s->inflight, cpu);
+	return n;
+}
+
+static void ibnbd_srv_sd_free(struct ibnbd_srv_sess_dev *sd)
+{
+	percpu_ref_exit(&sd->ref);
+	free_percpu(sd->stats);
+	kfree(sd);
 }
 
 /* The handle's last IO is done: give up the bdev and the claim. */
@@ -90,7 +115,8 @@ static void ibnbd_srv_sd_release(struct ibnbd_srv_sess_dev *sd)
 			ibnbd_access_mode_name(sd->mode));
 	}
 	ibnbd_srv_dev_put(sd->dev, sd->mode);
-	kfree(sd);
+	/* out of the table a grace period ago (ibnbd_srv_sd_close()) */
+	ibnbd_srv_sd_free(sd);
 	ibnbd_srv_sess_put(s);
 }
 
@@ -98,6 +124,16 @@ static void ibnbd_srv_sd_release_work(struct work_struct *work)
 {
 	ibnbd_srv_sd_release(container_of(work, struct ibnbd_srv_sess_dev,
 					  release_work));
+}
+
+/* The last reference of a killed handle (any context). */
+static void ibnbd_srv_sd_ref_release(struct percpu_ref *ref)
+{
+	struct ibnbd_srv_sess_dev *sd = container_of(ref,
+						     struct ibnbd_srv_sess_dev,
+						     ref);
+
+	queue_work(ibnbd_srv_wq, &sd->release_work);	/* blkdev_put() sleeps */
 }
 
 /*
@@ -110,64 +146,83 @@ static void ibnbd_srv_sd_release_work(struct work_struct *work)
 static void ibnbd_srv_sd_close(struct ibnbd_srv_sess *s,
 			       struct ibnbd_srv_sess_dev *sd, const char *why)
 {
-	unsigned int inflight;
+	s64 inflight;
 
+	/* no IO takes a reference any more: the count below is complete */
+	synchronize_rcu();
+	inflight = ibnbd_srv_sd_stat(sd, inflight);
 	if (ibnbd_access_is_writer(sd->mode)) {
 		ibnbd_srv_dev_drain_begin(sd->dev);
 		sd->draining = true;
 	}
-	spin_lock_irq(&s->lock);
-	sd->closing = true;
-	inflight = sd->inflight;
-	spin_unlock_irq(&s->lock);
-	pr_info("sess %s: closed %s (handle %#x, %s, %u IOs in flight): reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld flushes=%lld discards=%lld write_zeroes=%lld errors=%lld\n",
+	pr_info("sess %s: closed %s (handle %#x, %s, %lld IOs in flight): reads=%lld writes=%lld read_bytes=%lld write_bytes=%lld flushes=%lld discards=%lld write_zeroes=%lld errors=%lld\n",
 		s->name, sd->path, sd->handle, why, inflight,
-		(long long)atomic64_read(&sd->reads),
-		(long long)atomic64_read(&sd->writes),
-		(long long)atomic64_read(&sd->read_bytes),
-		(long long)atomic64_read(&sd->write_bytes),
-		(long long)atomic64_read(&sd->flushes),
-		(long long)atomic64_read(&sd->discards),
-		(long long)atomic64_read(&sd->write_zeroes),
-		(long long)atomic64_read(&sd->errors));
-	if (!inflight) {
-		if (sd->draining) {	/* nothing to wait for */
-			ibnbd_srv_dev_drain_end(sd->dev);
-			sd->draining = false;
-		}
-		ibnbd_srv_sd_release(sd);
+		ibnbd_srv_sd_stat(sd, reads), ibnbd_srv_sd_stat(sd, writes),
+		ibnbd_srv_sd_stat(sd, read_bytes),
+		ibnbd_srv_sd_stat(sd, write_bytes),
+		ibnbd_srv_sd_stat(sd, flushes), ibnbd_srv_sd_stat(sd, discards),
+		ibnbd_srv_sd_stat(sd, write_zeroes),
+		ibnbd_srv_sd_stat(sd, errors));
+	if (!inflight && sd->draining) {	/* nothing to wait for */
+		ibnbd_srv_dev_drain_end(sd->dev);
+		sd->draining = false;
 	}
+	/* released (a work item) when the last IO put its reference */
+	percpu_ref_kill(&sd->ref);
 }
 
-/* Under s->lock. */
-static struct ibnbd_srv_sess_dev *ibnbd_srv_sd_lookup(struct ibnbd_srv_sess *s,
-						      u32 handle)
+/* Whether @handle names a slot of @s. */
+static bool ibnbd_srv_handle_ok(struct ibnbd_srv_sess *s, u32 handle)
 {
-	unsigned int slot = handle & 0xffff;
+	return (handle >> 16) == ibnbd_srv_gen && (handle & 0xffff) < s->max_devs;
+}
+
+/*
+ * The handle @handle of @s with a reference for one IO, or NULL. No lock:
+ * an RCU read section, and a reference of a handle still in the table.
+ */
+static struct ibnbd_srv_sess_dev *ibnbd_srv_sd_get(struct ibnbd_srv_sess *s,
+						   u32 handle)
+{
 	struct ibnbd_srv_sess_dev *sd;
 
-	if ((handle >> 16) != ibnbd_srv_gen || slot >= s->max_devs)
+	if (!ibnbd_srv_handle_ok(s, handle))
 		return NULL;
-	sd = s->devs[slot];
-	if (IS_ERR_OR_NULL(sd) || sd->handle != handle)
-		return NULL;
+	rcu_read_lock();
+	sd = rcu_dereference(s->devs[handle & 0xffff]);
+	if (IS_ERR_OR_NULL(sd) || sd->handle != handle ||
+	    !percpu_ref_tryget_live(&sd->ref)) {
+		sd = NULL;
+	} else {
+		this_cpu_inc(sd->stats->inflight);
+		this_cpu_inc(*s->inflight);
+	}
+	rcu_read_unlock();
 	return sd;
 }
 
-/* A bio of @sd ended (any context). */
+/* Take handle @handle of @s out of its table (CLOSE); under s->lock. */
+static struct ibnbd_srv_sess_dev *ibnbd_srv_sd_take(struct ibnbd_srv_sess *s,
+						    u32 handle)
+{
+	struct ibnbd_srv_sess_dev *sd;
+
+	if (!ibnbd_srv_handle_ok(s, handle))
+		return NULL;
+	sd = rcu_dereference_protected(s->devs[handle & 0xffff],
+				       lockdep_is_held(&s->lock));
+	if (IS_ERR_OR_NULL(sd) || sd->handle != handle)
+		return NULL;
+	RCU_INIT_POINTER(s->devs[sd->slot], NULL);
+	return sd;
+}
+
+/* An IO of @sd ended (any context); @sd may go after this. */
 static void ibnbd_srv_io_put(struct ibnbd_srv_sess_dev *sd)
 {
-	struct ibnbd_srv_sess *s = sd->sess;
-	unsigned long flags;
-	bool release;
-
-	spin_lock_irqsave(&s->lock, flags);
-	sd->inflight--;
-	s->inflight--;
-	release = sd->closing && !sd->inflight;
-	spin_unlock_irqrestore(&s->lock, flags);
-	if (release)	/* blkdev_put() sleeps */
-		queue_work(ibnbd_srv_wq, &sd->release_work);
+	this_cpu_dec(sd->stats->inflight);
+	this_cpu_dec(*sd->sess->inflight);
+	percpu_ref_put(&sd->ref);
 }
 
 /* ---------------------------------------------------------------- */
@@ -300,10 +355,10 @@ static int ibnbd_srv_open(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	/* Reserve a slot: requests of several connections run in parallel. */
 	spin_lock_irq(&s->lock);
 	for (slot = 0; slot < s->max_devs; slot++)
-		if (!s->devs[slot])
+		if (!rcu_access_pointer(s->devs[slot]))
 			break;
 	if (slot < s->max_devs)
-		s->devs[slot] = ERR_PTR(-EBUSY);
+		RCU_INIT_POINTER(s->devs[slot], ERR_PTR(-EBUSY));
 	spin_unlock_irq(&s->lock);
 	if (slot == s->max_devs) {
 		ret = -EMFILE;
@@ -346,6 +401,15 @@ static int ibnbd_srv_open(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 		reason = "out of memory";
 		goto out_put_bdev;
 	}
+	sd->stats = alloc_percpu(struct ibnbd_srv_sd_stats);
+	if (!sd->stats ||
+	    percpu_ref_init(&sd->ref, ibnbd_srv_sd_ref_release, 0, GFP_KERNEL)) {
+		free_percpu(sd->stats);
+		kfree(sd);
+		ret = -ENOMEM;
+		reason = "out of memory";
+		goto out_put_bdev;
+	}
 	sd->sess = s;
 	sd->dev = dev;
 	sd->bdev = bdev;
@@ -369,7 +433,7 @@ static int ibnbd_srv_open(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 		goto out_free_sd;
 	}
 	kref_get(&s->ref);
-	s->devs[slot] = sd;
+	rcu_assign_pointer(s->devs[slot], sd);
 	spin_unlock_irq(&s->lock);
 	pr_info("sess %s: opened %s (%s) handle %#x: %llu sectors, lbs %u, flags %#x\n",
 		s->name, sd->path, ibnbd_access_mode_name(sd->mode), sd->handle,
@@ -379,14 +443,14 @@ static int ibnbd_srv_open(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	return ibnbd_srv_answer(op, data, datalen, &rsp, sizeof(rsp));
 
 out_free_sd:
-	kfree(sd);
+	ibnbd_srv_sd_free(sd);
 out_put_bdev:
 	blkdev_put(bdev, fmode);
 out_put_dev:
 	ibnbd_srv_dev_put(dev, m->access_mode);
 out_free_slot:
 	spin_lock_irq(&s->lock);
-	s->devs[slot] = NULL;
+	RCU_INIT_POINTER(s->devs[slot], NULL);
 	spin_unlock_irq(&s->lock);
 out_refuse:
 	pr_warn("sess %s: refused open of '%s' (%s): %s (%d)\n", s->name,
@@ -412,9 +476,7 @@ static int ibnbd_srv_close(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	if (dir != IBTRS_WRITE || datalen)
 		return -EINVAL;
 	spin_lock_irq(&s->lock);
-	sd = ibnbd_srv_sd_lookup(s, le32_to_cpu(m->device_id));
-	if (sd)
-		s->devs[sd->slot] = NULL;
+	sd = ibnbd_srv_sd_take(s, le32_to_cpu(m->device_id));
 	spin_unlock_irq(&s->lock);
 	if (!sd)
 		return -ESTALE;
@@ -426,22 +488,32 @@ static int ibnbd_srv_close(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 /* ---------------------------------------------------------------- */
 /* IO                                                                */
 
+/*
+ * The IO of a chunk ended: its context is let go first (the answer lets
+ * the client, and with it the next request of the chunk, reuse it), then
+ * the answer, then the handle's reference.
+ */
 static void ibnbd_srv_bi_end_io(struct bio *bio)
 {
-	struct ibnbd_srv_io *io = container_of(bio, struct ibnbd_srv_io, bio);
+	struct ibnbd_srv_io *io = bio->bi_private;
 	struct ibnbd_srv_sess_dev *sd = io->sd;
+	struct ibtrs_srv_op *op = io->op;
 	int err = blk_status_to_errno(bio->bi_status);
 	bool read = io->opcode == IBNBD_OP_READ;
+	u32 len = io->len;
 
 	if (err) {
-		atomic64_inc(&sd->errors);
+		this_cpu_inc(sd->stats->errors);
 		pr_debug("sess %s: %s on %s failed: %d\n", sd->sess->name,
 			 ibnbd_op_name(io->opcode), sd->path, err);
 	} else if (read) {
-		invalidate_kernel_vmap_range(io->data, io->len);
+		invalidate_kernel_vmap_range(io->data, len);
 	}
-	ibtrs_srv_resp(io->op, err, read && !err ? io->len : 0);
-	bio_put(bio);
+	if (bio == &io->inline_bio)
+		bio_uninit(bio);
+	else
+		bio_put(bio);
+	ibtrs_srv_resp(op, err, read && !err ? len : 0);
 	ibnbd_srv_io_put(sd);
 }
 
@@ -449,21 +521,21 @@ static void ibnbd_srv_account(struct ibnbd_srv_sess_dev *sd, u32 op, u32 len)
 {
 	switch (op) {
 	case IBNBD_OP_READ:
-		atomic64_inc(&sd->reads);
-		atomic64_add(len, &sd->read_bytes);
+		this_cpu_inc(sd->stats->reads);
+		this_cpu_add(sd->stats->read_bytes, len);
 		break;
 	case IBNBD_OP_WRITE:
-		atomic64_inc(&sd->writes);
-		atomic64_add(len, &sd->write_bytes);
+		this_cpu_inc(sd->stats->writes);
+		this_cpu_add(sd->stats->write_bytes, len);
 		break;
 	case IBNBD_OP_FLUSH:
-		atomic64_inc(&sd->flushes);
+		this_cpu_inc(sd->stats->flushes);
 		break;
 	case IBNBD_OP_DISCARD:
-		atomic64_inc(&sd->discards);
+		this_cpu_inc(sd->stats->discards);
 		break;
 	case IBNBD_OP_WRITE_ZEROES:
-		atomic64_inc(&sd->write_zeroes);
+		this_cpu_inc(sd->stats->write_zeroes);
 		break;
 	}
 }
@@ -477,7 +549,11 @@ static blk_opf_t ibnbd_srv_opf(u32 op, u32 flags)
 		opf = REQ_OP_READ;
 		break;
 	case IBNBD_OP_WRITE:
-		opf = REQ_OP_WRITE;
+		/*
+		 * A client's write waits for its answer (as nvmet's do): no
+		 * writeback throttling on the server.
+		 */
+		opf = REQ_OP_WRITE | REQ_SYNC | REQ_IDLE;
 		if (flags & IBNBD_F_FUA)
 			opf |= REQ_FUA;
 		if (flags & IBNBD_F_PREFLUSH)
@@ -503,15 +579,16 @@ static blk_opf_t ibnbd_srv_opf(u32 op, u32 flags)
 }
 
 /*
- * Add the @len bytes of chunk memory at @data (vmap()ped: page by page) to
- * @parent and submit it. A bio holds at most BIO_MAX_VECS pages (more is a
- * BUG() in bvec_alloc()) and a chunk can be larger: the pages that do not
- * fit go into further bios chained to @parent (bio_chain()), each
- * submitted when full; @parent, submitted last, ends when all have (its
- * bi_end_io answers the request once, with the first error). A PREFLUSH
- * stays on @parent only; FUA is on every part.
+ * Add the @len bytes of chunk memory at @data (the pool's pages, found by
+ * the transport from the offset) to @parent and submit it. A bio holds at
+ * most BIO_MAX_VECS pages (more is a BUG() in bvec_alloc()) and a chunk
+ * can be larger: the pages that do not fit go into further bios chained
+ * to @parent (bio_chain()), each submitted when full; @parent, submitted
+ * last, ends when all have (its bi_end_io answers the request once, with
+ * the first error). A PREFLUSH stays on @parent only; FUA is on every part.
  */
-static void ibnbd_srv_submit_pages(struct bio *parent, void *data, u32 len,
+static void ibnbd_srv_submit_pages(struct ibnbd_srv_sess *s,
+				   struct bio *parent, void *data, u32 len,
 				   u32 nr_vecs, blk_opf_t opf)
 {
 	struct block_device *bdev = parent->bi_bdev;
@@ -523,7 +600,7 @@ static void ibnbd_srv_submit_pages(struct bio *parent, void *data, u32 len,
 		void *p = data + off;
 		u32 n = min_t(u32, len - off, PAGE_SIZE - offset_in_page(p));
 
-		if (bio_add_page(bio, vmalloc_to_page(p), n,
+		if (bio_add_page(bio, ibtrs_srv_data_page(s->ts, p), n,
 				 offset_in_page(p)) != n) {
 			/* an empty bio takes a page: else fail, never spin */
 			if (WARN_ON_ONCE(!bio->bi_vcnt)) {
@@ -536,7 +613,7 @@ static void ibnbd_srv_submit_pages(struct bio *parent, void *data, u32 len,
 			child = bio_alloc_bioset(bdev,
 						 min_t(u32, left, BIO_MAX_VECS),
 						 opf & ~REQ_PREFLUSH, GFP_NOIO,
-						 &fs_bio_set);
+						 &ibnbd_srv_bio_set);
 			child->bi_iter.bi_sector = sector +
 						   (off >> SECTOR_SHIFT);
 			bio_chain(child, parent);
@@ -561,25 +638,22 @@ static int ibnbd_srv_io(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	struct ibnbd_srv_sess_dev *sd;
 	struct ibnbd_srv_io *io;
 	struct bio *bio;
-	u32 rw, opcode, len, nr_vecs = 0;
+	u32 rw, opcode, len, id, nr_vecs = 0;
 	blk_opf_t opf;
 	int ret;
 
 	ret = ibnbd_validate_io(usr, usrlen, dir == IBTRS_WRITE, datalen);
 	if (ret)
 		return ret;
-	spin_lock_irq(&s->lock);
-	sd = ibnbd_srv_sd_lookup(s, le32_to_cpu(m->device_id));
-	if (sd) {
-		sd->inflight++;
-		s->inflight++;
-	}
-	spin_unlock_irq(&s->lock);
+	id = ibtrs_srv_op_id(op);
+	if (WARN_ON_ONCE(id >= s->nr_ios))
+		return -EINVAL;
+	sd = ibnbd_srv_sd_get(s, le32_to_cpu(m->device_id));
 	if (!sd)
 		return -ESTALE;
 	ret = ibnbd_check_io_limits(m, &sd->lim);
 	if (ret) {
-		atomic64_inc(&sd->errors);
+		this_cpu_inc(sd->stats->errors);
 		pr_debug("sess %s: %s on %s refused: %d\n", s->name,
 			 ibnbd_op_name(le32_to_cpu(m->rw)), sd->path, ret);
 		goto out_put;
@@ -590,14 +664,23 @@ static int ibnbd_srv_io(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 	opf = ibnbd_srv_opf(opcode, rw & ~IBNBD_OP_MASK);
 	if (opcode == IBNBD_OP_READ || opcode == IBNBD_OP_WRITE)
 		nr_vecs = DIV_ROUND_UP(offset_in_page(data) + len, PAGE_SIZE);
-	bio = bio_alloc_bioset(sd->bdev, min_t(u32, nr_vecs, BIO_MAX_VECS),
-			       opf, GFP_NOIO, &ibnbd_srv_bio_set);
-	io = container_of(bio, struct ibnbd_srv_io, bio);
+	/* the chunk's context: one request per chunk at a time */
+	io = &s->ios[id];
 	io->sd = sd;
 	io->op = op;
 	io->data = data;
 	io->len = len;
 	io->opcode = opcode;
+	if (nr_vecs <= IBNBD_SRV_INLINE_VECS) {
+		bio = &io->inline_bio;
+		bio_init(bio, sd->bdev, io->inline_vecs,
+			 IBNBD_SRV_INLINE_VECS, opf);
+	} else {
+		bio = bio_alloc_bioset(sd->bdev, min_t(u32, nr_vecs, BIO_MAX_VECS),
+				       opf, GFP_NOIO, &ibnbd_srv_bio_set);
+	}
+	io->bio = bio;
+	bio->bi_private = io;
 	bio->bi_end_io = ibnbd_srv_bi_end_io;
 	if (opcode != IBNBD_OP_FLUSH)
 		bio->bi_iter.bi_sector = le64_to_cpu(m->sector);
@@ -605,7 +688,7 @@ static int ibnbd_srv_io(struct ibnbd_srv_sess *s, struct ibtrs_srv_op *op,
 		if (opcode == IBNBD_OP_WRITE)
 			flush_kernel_vmap_range(data, len);
 		ibnbd_srv_account(sd, opcode, len);
-		ibnbd_srv_submit_pages(bio, data, len, nr_vecs, opf);
+		ibnbd_srv_submit_pages(s, bio, data, len, nr_vecs, opf);
 		return 0;
 	}
 	if (opcode != IBNBD_OP_FLUSH)
@@ -619,12 +702,13 @@ out_put:
 	return ret;
 }
 
-static int ibnbd_srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
-			     struct ibtrs_srv_op *op, enum ibtrs_dir dir,
-			     void *data, size_t datalen, const void *usr,
-			     size_t usrlen)
+/* The messages other than IO, from an aligned copy of the user header. */
+static noinline int ibnbd_srv_ctl_msg(struct ibnbd_srv_sess *s,
+				      struct ibtrs_srv_op *op,
+				      enum ibtrs_dir dir, void *data,
+				      size_t datalen, const void *usr,
+				      size_t usrlen, int *type)
 {
-	struct ibnbd_srv_sess *s = priv;
 	union {
 		struct ibnbd_msg_hdr hdr;
 		struct ibnbd_msg_sess_info si;
@@ -632,35 +716,50 @@ static int ibnbd_srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
 		struct ibnbd_msg_close close;
 		struct ibnbd_msg_io io;
 	} msg;
-	int type, ret;
 
-	if (!s)
-		return -ENOTCONN;
 	/*
 	 * An aligned copy of the header; bytes beyond the largest message
 	 * are never looked at.
 	 */
 	usrlen = min(usrlen, sizeof(msg));
 	memcpy(&msg, usr, usrlen);
-	type = ibnbd_msg_type(&msg, usrlen);
-	switch (type) {
+	*type = ibnbd_msg_type(&msg, usrlen);
+	switch (*type) {
 	case IBNBD_MSG_IO:
-		ret = ibnbd_srv_io(s, op, dir, data, datalen, &msg, usrlen);
-		break;
+		return ibnbd_srv_io(s, op, dir, data, datalen, &msg, usrlen);
 	case IBNBD_MSG_SESS_INFO:
-		ret = ibnbd_srv_sess_info(s, op, dir, data, datalen, &msg,
-					  usrlen);
-		break;
+		return ibnbd_srv_sess_info(s, op, dir, data, datalen, &msg,
+					   usrlen);
 	case IBNBD_MSG_OPEN:
-		ret = ibnbd_srv_open(s, op, dir, data, datalen, &msg, usrlen);
-		break;
+		return ibnbd_srv_open(s, op, dir, data, datalen, &msg, usrlen);
 	case IBNBD_MSG_CLOSE:
-		ret = ibnbd_srv_close(s, op, dir, datalen, &msg, usrlen);
-		break;
+		return ibnbd_srv_close(s, op, dir, datalen, &msg, usrlen);
 	default:
-		ret = -EINVAL;
-		break;
+		return -EINVAL;
 	}
+}
+
+static int ibnbd_srv_rdma_ev(struct ibtrs_srv_sess *ts, void *priv,
+			     struct ibtrs_srv_op *op, enum ibtrs_dir dir,
+			     void *data, size_t datalen, const void *usr,
+			     size_t usrlen)
+{
+	struct ibnbd_srv_sess *s = priv;
+	int type, ret;
+
+	if (!s)
+		return -ENOTCONN;
+	/*
+	 * The transport's copy of the user header is 8-byte aligned: an IO
+	 * message, the common one, is read in place.
+	 */
+	type = IS_ALIGNED((unsigned long)usr, 8) ?
+	       ibnbd_msg_type(usr, usrlen) : -EINVAL;
+	if (likely(type == IBNBD_MSG_IO))
+		ret = ibnbd_srv_io(s, op, dir, data, datalen, usr, usrlen);
+	else
+		ret = ibnbd_srv_ctl_msg(s, op, dir, data, datalen, usr, usrlen,
+					&type);
 	if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -EPROTO)
 		ibnbd_srv_bad_msg(s, type, usrlen, dir, ret);
 	return ret;
@@ -675,12 +774,22 @@ static void ibnbd_srv_link_ev(struct ibtrs_srv_sess *ts,
 	switch (ev) {
 	case IBTRS_SRV_LINK_EV_CONNECTED:
 		s = kzalloc(sizeof(*s), GFP_KERNEL);
-		if (s)
+		if (s) {
 			s->devs = kcalloc(max_devices, sizeof(*s->devs),
 					  GFP_KERNEL);
-		if (!s || !s->devs) {
+			s->nr_ios = ibtrs_srv_queue_depth(ts);
+			s->ios = kvcalloc(s->nr_ios, sizeof(*s->ios),
+					  GFP_KERNEL);
+			s->inflight = alloc_percpu(long);
+		}
+		if (!s || !s->devs || !s->ios || !s->inflight) {
 			pr_err("sess %s: out of memory\n",
 			       ibtrs_srv_sessname(ts));
+			if (s) {
+				free_percpu(s->inflight);
+				kvfree(s->ios);
+				kfree(s->devs);
+			}
 			kfree(s);
 			return;	/* its requests are answered -ENOTCONN */
 		}
@@ -704,16 +813,17 @@ static void ibnbd_srv_link_ev(struct ibtrs_srv_sess *ts,
 		ibtrs_srv_set_sess_priv(ts, NULL);
 		spin_lock_irq(&s->lock);
 		s->dead = true;
-		pr_info("sess %s: disconnected (%u IOs in flight)\n", s->name,
-			s->inflight);
 		spin_unlock_irq(&s->lock);
+		pr_info("sess %s: disconnected (%ld IOs in flight)\n", s->name,
+			ibnbd_srv_sess_inflight(s));
 		for (i = 0; i < s->max_devs; i++) {
 			struct ibnbd_srv_sess_dev *sd;
 
 			spin_lock_irq(&s->lock);
-			sd = s->devs[i];
+			sd = rcu_dereference_protected(s->devs[i],
+						       lockdep_is_held(&s->lock));
 			if (!IS_ERR_OR_NULL(sd))
-				s->devs[i] = NULL;
+				RCU_INIT_POINTER(s->devs[i], NULL);
 			spin_unlock_irq(&s->lock);
 			if (!IS_ERR_OR_NULL(sd))
 				ibnbd_srv_sd_close(s, sd, "disconnected");
@@ -728,16 +838,17 @@ static void ibnbd_srv_link_ev(struct ibtrs_srv_sess *ts,
 
 static int ibnbd_srv_show_sd(struct ibnbd_srv_sess_dev *sd, char *buf, int at)
 {
-	at += sysfs_emit_at(buf, at, "  %s handle=%#x mode=%s inflight=%u",
+	at += sysfs_emit_at(buf, at, "  %s handle=%#x mode=%s inflight=%lld",
 			    sd->path, sd->handle,
-			    ibnbd_access_mode_name(sd->mode), sd->inflight);
+			    ibnbd_access_mode_name(sd->mode),
+			    ibnbd_srv_sd_stat(sd, inflight));
 	at += sysfs_emit_at(buf, at, " reads=%lld writes=%lld flushes=%lld",
-			    (long long)atomic64_read(&sd->reads),
-			    (long long)atomic64_read(&sd->writes),
-			    (long long)atomic64_read(&sd->flushes));
+			    ibnbd_srv_sd_stat(sd, reads),
+			    ibnbd_srv_sd_stat(sd, writes),
+			    ibnbd_srv_sd_stat(sd, flushes));
 	at += sysfs_emit_at(buf, at, " discards=%lld errors=%lld\n",
-			    (long long)atomic64_read(&sd->discards),
-			    (long long)atomic64_read(&sd->errors));
+			    ibnbd_srv_sd_stat(sd, discards),
+			    ibnbd_srv_sd_stat(sd, errors));
 	return at;
 }
 
@@ -751,13 +862,18 @@ static ssize_t devices_show(struct kobject *kobj, struct kobj_attribute *attr,
 	mutex_lock(&ibnbd_srv_sessions_mutex);
 	list_for_each_entry(s, &ibnbd_srv_sessions, link) {
 		spin_lock_irq(&s->lock);
-		at += sysfs_emit_at(buf, at, "sess %s%s inflight=%u bad_msgs=%lld\n",
+		at += sysfs_emit_at(buf, at, "sess %s%s inflight=%ld bad_msgs=%lld\n",
 				    s->name, s->dead ? " (gone)" : "",
-				    s->inflight,
+				    ibnbd_srv_sess_inflight(s),
 				    (long long)atomic64_read(&s->bad_msgs));
-		for (i = 0; i < s->max_devs; i++)
-			if (!IS_ERR_OR_NULL(s->devs[i]))
-				at = ibnbd_srv_show_sd(s->devs[i], buf, at);
+		for (i = 0; i < s->max_devs; i++) {
+			struct ibnbd_srv_sess_dev *sd;
+
+			sd = rcu_dereference_protected(s->devs[i],
+						       lockdep_is_held(&s->lock));
+			if (!IS_ERR_OR_NULL(sd))
+				at = ibnbd_srv_show_sd(sd, buf, at);
+		}
 		spin_unlock_irq(&s->lock);
 	}
 	mutex_unlock(&ibnbd_srv_sessions_mutex);
@@ -786,8 +902,7 @@ static int __init ibnbd_srv_init(void)
 	int err;
 
 	ibnbd_srv_gen = (get_random_u32() & 0xffff) ?: 1;
-	err = bioset_init(&ibnbd_srv_bio_set, BIO_POOL_SIZE,
-			  offsetof(struct ibnbd_srv_io, bio),
+	err = bioset_init(&ibnbd_srv_bio_set, BIO_POOL_SIZE, 0,
 			  BIOSET_NEED_BVECS);
 	if (err)
 		return err;

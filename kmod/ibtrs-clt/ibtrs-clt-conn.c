@@ -52,8 +52,15 @@ static int ibtrs_clt_alloc_rx(struct ibtrs_clt_con *con, int n)
 					  TRS_MAX_RECV_MSG, DMA_FROM_DEVICE);
 		if (ret)
 			goto out_free_rx;
+		iu->sge.addr = iu->b.dma;
+		iu->sge.length = TRS_MAX_RECV_MSG;
+		iu->sge.lkey = con->path->pd->local_dma_lkey;
+		iu->wr.wr_cqe = &iu->cqe;
+		iu->wr.sg_list = &iu->sge;
+		iu->wr.num_sge = 1;
 		con->rx_num = i + 1;
 	}
+	ibtrs_rx_chain_take(&con->rx_chain);
 	return 0;
 
 out_free_rx:
@@ -93,17 +100,24 @@ static int ibtrs_clt_create_ib(struct ibtrs_clt_con *con)
 	}
 	/*
 	 * Per chunk MR + request + LOCAL_INV (a read) or data + request (a
-	 * write of more segments than fit beside the header); heartbeats,
-	 * acks, INFO_REQ.
+	 * write of more segments than fit beside the header); the entries of
+	 * answered requests not retired yet (a signaled one in
+	 * IBTRS_CLT_SIG_EVERY retires them); heartbeats, acks, INFO_REQ.
 	 */
-	sq = 3 * ibtrs_clt_max_queue_depth + IBTRS_CLT_RX_EXTRA;
-	/* an answer per chunk, heartbeats and their acks */
-	rq = ibtrs_clt_max_queue_depth + IBTRS_CLT_RX_EXTRA;
+	sq = 3 * (ibtrs_clt_max_queue_depth + IBTRS_CLT_SIG_EVERY) +
+	     IBTRS_CLT_RX_EXTRA;
+	/* an answer per chunk, heartbeats and their acks, a repost batch */
+	rq = ibtrs_clt_max_queue_depth + IBTRS_CLT_RX_EXTRA + IBTRS_CLT_RX_BATCH;
 
-	/* +2: drain WRs of both queues */
+	/*
+	 * +2: drain WRs of both queues. Interrupt-driven connection i takes
+	 * completion vector i, which .map_queues of the block layer aligns
+	 * with the hardware queue i (ibtrs_clt_con_affinity()); a polled one
+	 * is reaped by its poller only.
+	 */
 	con->cq = ib_alloc_cq(dev, con, sq + rq + 2,
 			      con->cid % dev->num_comp_vectors,
-			      IB_POLL_SOFTIRQ);
+			      con->poll ? IB_POLL_DIRECT : IB_POLL_SOFTIRQ);
 	if (IS_ERR(con->cq)) {
 		ret = PTR_ERR(con->cq);
 		con->cq = NULL;
@@ -118,6 +132,7 @@ static int ibtrs_clt_create_ib(struct ibtrs_clt_con *con)
 	ret = ibtrs_clt_alloc_rx(con, rq);
 	if (ret)
 		return ret;
+	con->last_rx = jiffies;
 	for (i = 0; i < con->rx_num; i++) {
 		ret = ibtrs_clt_post_recv(&con->rx[i]);
 		if (ret)
@@ -126,21 +141,58 @@ static int ibtrs_clt_create_ib(struct ibtrs_clt_con *con)
 	return 0;
 }
 
+/* The read registrations of @con, one per chunk id. */
+static int ibtrs_clt_alloc_mrs(struct ibtrs_clt_con *con)
+{
+	struct ibtrs_clt_path *path = con->path;
+	struct ibtrs_clt_sess *sess = path->sess;
+	u32 i;
+
+	con->mrs = kcalloc(sess->queue_depth, sizeof(*con->mrs), GFP_KERNEL);
+	if (!con->mrs)
+		return -ENOMEM;
+	con->nr_mrs = sess->queue_depth;
+	for (i = 0; i < con->nr_mrs; i++) {
+		struct ib_mr *mr = ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
+					       sess->mr_pages);
+
+		if (IS_ERR(mr))
+			return PTR_ERR(mr);
+		con->mrs[i] = mr;
+	}
+	return 0;
+}
+
+static void ibtrs_clt_free_mrs(struct ibtrs_clt_con *con)
+{
+	u32 i;
+
+	for (i = 0; con->mrs && i < con->nr_mrs; i++)
+		if (con->mrs[i])
+			ib_dereg_mr(con->mrs[i]);
+	kfree(con->mrs);
+	con->mrs = NULL;
+	con->nr_mrs = 0;
+}
+
 /* Undo ibtrs_clt_create_ib() of every connection and the cm_ids; drained. */
 static void ibtrs_clt_destroy_ib(struct ibtrs_clt_path *path)
 {
+	struct ibtrs_clt_sess *sess = path->sess;
 	int i;
 
 	for (i = 0; i < path->ncons; i++) {
 		struct ibtrs_clt_con *con = &path->cons[i];
 
-		if (con->mr_pool) {
-			ib_mr_pool_destroy(con->qp, &con->qp->rdma_mrs);
-			con->mr_pool = false;
-		}
+		ibtrs_clt_free_mrs(con);
 		ibtrs_qp_cq_destroy(con->cm_id, &con->qp, &con->cq);
 		if (con->rx)
 			ibtrs_clt_free_rx(con);
+	}
+	if (path->hdr_dma) {
+		ib_dma_unmap_single(path->dev, path->hdr_dma, sess->hdrs_len,
+				    DMA_TO_DEVICE);
+		path->hdr_dma = 0;
 	}
 	ibtrs_dma_buf_free(path->dev, &path->txb);
 	if (path->pd) {
@@ -265,8 +317,9 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 			      p->queue_depth, ibtrs_clt_max_queue_depth);
 		return -EINVAL;
 	}
-	if (p->max_usr_len < 1) {
-		ibtrs_clt_err(path, "server max_usr_len 0\n");
+	if (p->max_usr_len < sess->want_usr_len) {
+		ibtrs_clt_err(path, "server max_usr_len %u < %u\n",
+			      p->max_usr_len, sess->want_usr_len);
 		return -EINVAL;
 	}
 	pages = min_t(u32, p->chunk_size / PAGE_SIZE + 1,
@@ -278,7 +331,7 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 	if (sess->sized) {
 		if (p->queue_depth != sess->queue_depth ||
 		    p->chunk_size != sess->chunk_size ||
-		    p->max_usr_len != sess->max_usr_len ||
+		    min(p->max_usr_len, sess->want_usr_len) != sess->max_usr_len ||
 		    p->hdr_area != sess->hdr_area) {
 			ibtrs_clt_err(path, "accept differs from the session's (queue depth %u, chunk %u, header area %u)\n",
 				      sess->queue_depth, sess->chunk_size,
@@ -292,32 +345,31 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 		}
 		return 0;
 	}
-	hdr_len = sizeof(struct trs_msg_io_req) + p->max_usr_len;
-	sess->hdrs = kcalloc(p->queue_depth, hdr_len, GFP_KERNEL);
+	/*
+	 * One request header per chunk, sized for the user's largest user
+	 * header, mapped once per path (ibtrs_clt_path_map_hdrs()).
+	 */
+	sess->max_usr_len = min(p->max_usr_len, sess->want_usr_len);
+	hdr_len = sizeof(struct trs_msg_io_req) + sess->max_usr_len;
+	sess->hdr_stride = ALIGN(hdr_len, IBTRS_CLT_HDR_ALIGN);
+	sess->hdrs_len = (size_t)p->queue_depth * sess->hdr_stride;
+	sess->hdrs = kzalloc(sess->hdrs_len, GFP_KERNEL);
 	sess->ios = kcalloc(p->queue_depth, sizeof(*sess->ios), GFP_KERNEL);
-	sess->permit_map = kcalloc(TRS_BITMAP_WORDS(p->queue_depth),
-				   sizeof(u64), GFP_KERNEL);
-	if (!sess->hdrs || !sess->ios || !sess->permit_map) {
+	if (!sess->hdrs || !sess->ios) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = trs_permit_pool_init(&sess->permits, sess->permit_map,
-				   TRS_BITMAP_WORDS(p->queue_depth),
-				   p->queue_depth);
-	if (ret)
-		goto out_free;
 	for (i = 0; i < p->queue_depth; i++) {
 		struct ibtrs_clt_io *io = &sess->ios[i];
 
 		io->sess = sess;
 		io->id = i;
+		atomic_set(&io->state, IBTRS_CLT_IO_IDLE);
 		INIT_LIST_HEAD(&io->pending);
-		io->hdr = sess->hdrs + (size_t)i * hdr_len;
-		io->send_cqe.done = ibtrs_clt_send_done;
+		io->hdr = sess->hdrs + (size_t)i * sess->hdr_stride;
 		io->inv_cqe.done = ibtrs_clt_inv_done;
 	}
 	sess->chunk_size = p->chunk_size;
-	sess->max_usr_len = p->max_usr_len;
 	sess->hdr_area = p->hdr_area;
 	sess->slot_size = p->chunk_size + p->hdr_area;
 	sess->mr_pages = pages;
@@ -336,10 +388,8 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 out_free:
 	kfree(sess->hdrs);
 	kfree(sess->ios);
-	kfree(sess->permit_map);
 	sess->hdrs = NULL;
 	sess->ios = NULL;
-	sess->permit_map = NULL;
 	return ret;
 }
 
@@ -351,7 +401,7 @@ static int ibtrs_clt_send_info_req(struct ibtrs_clt_path *path)
 	if (ibtrs_post_send_one(con->qp, path->pd, &con->ctl_cqe,
 				path->txb.dma, sizeof(struct trs_msg_info_req)))
 		return -EIO;
-	atomic64_inc(&path->msgs);
+	this_cpu_inc(path->stats->msgs);
 	return 0;
 }
 
@@ -369,9 +419,11 @@ static int ibtrs_clt_con_start(struct ibtrs_clt_con *con)
 		con->cm_id = NULL;
 		return ret;
 	}
-	ret = rdma_set_ack_timeout(con->cm_id, 14);
-	if (ret)
-		return ret;
+	if (ibtrs_clt_ack_timeout) {
+		ret = rdma_set_ack_timeout(con->cm_id, ibtrs_clt_ack_timeout);
+		if (ret)
+			return ret;
+	}
 	if (path->addr.src.ss_family != AF_UNSPEC)
 		src = (struct sockaddr *)&path->addr.src;
 	return rdma_resolve_addr(con->cm_id, src,
@@ -429,6 +481,24 @@ static int ibtrs_clt_cons_check(struct ibtrs_clt_path *path)
 	return 0;
 }
 
+/* Let pollers reap polled connection @con (@live), or wait for them. */
+static void ibtrs_clt_poll_set(struct ibtrs_clt_con *con, bool live)
+{
+	while (test_and_set_bit_lock(IBTRS_CLT_POLLING, &con->poll_flags))
+		usleep_range(10, 20);
+	con->poll_live = live;
+	clear_bit_unlock(IBTRS_CLT_POLLING, &con->poll_flags);
+}
+
+/* No poller reaps the polled connections of @path from now on. */
+void ibtrs_clt_poll_stop(struct ibtrs_clt_path *path)
+{
+	int i;
+
+	for (i = path->sess->nr_cons; i < path->ncons; i++)
+		ibtrs_clt_poll_set(&path->cons[i], false);
+}
+
 /* Connect @path and join the session; process context, conn_mutex held. */
 static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 {
@@ -446,7 +516,7 @@ static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 		WRITE_ONCE(con->cm_dead, false);
 	}
 	spin_lock_irqsave(&sess->lock, flags);
-	path->state = IBTRS_CLT_PATH_CONNECTING;
+	WRITE_ONCE(path->state, IBTRS_CLT_PATH_CONNECTING);
 	spin_unlock_irqrestore(&sess->lock, flags);
 
 	/* cid 0 makes the PD on the device; the others then join it */
@@ -462,14 +532,17 @@ static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 	if (ret)
 		goto out_disconnect;
 	for (i = 0; i < path->ncons; i++) {
-		struct ibtrs_clt_con *con = &path->cons[i];
-
-		ret = ib_mr_pool_init(con->qp, &con->qp->rdma_mrs,
-				      sess->queue_depth, IB_MR_TYPE_MEM_REG,
-				      sess->mr_pages, 0);
+		ret = ibtrs_clt_alloc_mrs(&path->cons[i]);
 		if (ret)
 			goto out_disconnect;
-		con->mr_pool = true;
+	}
+	/* the request headers: mapped once, synced per IO */
+	path->hdr_dma = ib_dma_map_single(path->dev, sess->hdrs, sess->hdrs_len,
+					  DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(path->dev, path->hdr_dma)) {
+		path->hdr_dma = 0;
+		ret = -ENOMEM;
+		goto out_disconnect;
 	}
 
 	/* every connection is established: INFO_REQ on cid 0 */
@@ -489,19 +562,21 @@ static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 		     ibtrs_clt_now_us());
 	path->lat_ewma = 0;
 	spin_unlock_irqrestore(&path->lock, flags);
+	for (i = sess->nr_cons; i < path->ncons; i++)
+		ibtrs_clt_poll_set(&path->cons[i], true);
 	spin_lock_irqsave(&sess->lock, flags);
 	if (path->state == IBTRS_CLT_PATH_CONNECTING) {
-		path->state = IBTRS_CLT_PATH_CONNECTED;
+		atomic_set(&path->mp_inflight, 0);
+		WRITE_ONCE(path->state, IBTRS_CLT_PATH_CONNECTED);
 		sess->all_down_at = 0;
-		sess->mp[path->idx].usable = true;
-		sess->mp[path->idx].inflight = 0;
-		sess->mp[path->idx].lat_ewma = 0;
 	} else {
 		ret = -ECONNRESET;
 	}
 	spin_unlock_irqrestore(&sess->lock, flags);
-	if (ret)
+	if (ret) {
+		ibtrs_clt_poll_stop(path);
 		goto out_disconnect;
+	}
 	queue_delayed_work(ibtrs_clt_wq, &path->hb_work, 0);
 	ibtrs_clt_pending_run(sess, false);
 	ibtrs_clt_info(path, "connected (%d connections, queue depth %u, chunk %u, %d segments)\n",
@@ -528,7 +603,7 @@ out_disconnect:
 	}
 	ibtrs_clt_destroy_ib(path);
 	spin_lock_irqsave(&sess->lock, flags);
-	path->state = IBTRS_CLT_PATH_IDLE;
+	WRITE_ONCE(path->state, IBTRS_CLT_PATH_IDLE);
 	spin_unlock_irqrestore(&sess->lock, flags);
 	ibtrs_clt_err(path, "cannot connect: %d\n", ret);
 	return ret;
@@ -544,44 +619,8 @@ int ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 	return ret;
 }
 
-/* The connection of @path that carries an IO of hint @hint. */
-struct ibtrs_clt_con *ibtrs_clt_con_of(struct ibtrs_clt_path *path,
-				       unsigned int hint)
-{
-	return &path->cons[hint % path->ncons];
-}
-
-/* Post @io on a usable path. Under sess->lock. */
-static int ibtrs_clt_io_repost(struct ibtrs_clt_io *io)
-{
-	struct ibtrs_clt_sess *sess = io->sess;
-	struct ibtrs_clt_path *path;
-	int idx, ret;
-
-	if (sess->closing)
-		return -ENOTCONN;
-	idx = trs_mp_select(sess->mp_policy, sess->mp, sess->npaths,
-			    &sess->rr_cursor, 0);
-	if (idx < 0)
-		return idx;
-	path = sess->paths[idx];
-	io->path = path;
-	io->con = ibtrs_clt_con_of(path, io->hint);
-	io->answered = false;
-	io->status = 0;
-	ret = ibtrs_clt_io_post(io, io->con, io->usrlen);
-	if (ret) {
-		io->path = NULL;
-		io->con = NULL;
-		return ret;
-	}
-	sess->mp[idx].inflight++;
-	atomic_inc(&path->inflight);
-	return 0;
-}
-
 /* Every path down for less than ibtrs_clt_ctrl_loss_tmo_ms. Under sess->lock. */
-static bool ibtrs_clt_may_wait(struct ibtrs_clt_sess *sess)
+bool ibtrs_clt_may_wait(struct ibtrs_clt_sess *sess)
 {
 	return !sess->closing && sess->all_down_at &&
 	       time_before(jiffies, sess->all_down_at +
@@ -591,27 +630,38 @@ static bool ibtrs_clt_may_wait(struct ibtrs_clt_sess *sess)
 /*
  * Re-post the IO waiting in sess->pending (a path is back), or fail it
  * with -ENOTCONN when nothing can carry it and waiting is over (@force:
- * the session closes).
+ * the session closes). The posts run without the session lock (a failed
+ * post takes it to fail its path); an IO being posted is off the list
+ * meanwhile.
  */
 void ibtrs_clt_pending_run(struct ibtrs_clt_sess *sess, bool force)
 {
 	struct ibtrs_clt_io *io, *tmp;
 	unsigned long flags;
 	LIST_HEAD(failed);
+	int ret;
 
 	spin_lock_irqsave(&sess->lock, flags);
-	list_for_each_entry_safe(io, tmp, &sess->pending, pending) {
-		int ret = force ? -ENOTCONN : ibtrs_clt_io_repost(io);
-
-		if (!ret) {
-			list_del_init(&io->pending);
-			continue;
+	while (!list_empty(&sess->pending)) {
+		io = list_first_entry(&sess->pending, struct ibtrs_clt_io,
+				      pending);
+		list_del_init(&io->pending);
+		if (force || sess->closing) {
+			ret = -ENOTCONN;
+		} else {
+			spin_unlock_irqrestore(&sess->lock, flags);
+			ret = ibtrs_clt_io_start(io);
+			spin_lock_irqsave(&sess->lock, flags);
 		}
-		/* out of MRs or send queue, or a reconnect may come */
-		if (!force && (ret != -ENOTCONN || ibtrs_clt_may_wait(sess)))
+		if (!ret)
+			continue;
+		io->path = NULL;
+		/* a path went down meanwhile, or a reconnect may come */
+		if (!force && (ret != -ENOTCONN || ibtrs_clt_may_wait(sess))) {
+			list_add(&io->pending, &sess->pending);
 			break;
-		list_move_tail(&io->pending, &failed);
-		io->inflight = false;
+		}
+		list_add_tail(&io->pending, &failed);
 	}
 	if (!list_empty(&sess->pending) && !force)
 		mod_delayed_work(ibtrs_clt_wq, &sess->pending_work,
@@ -619,9 +669,7 @@ void ibtrs_clt_pending_run(struct ibtrs_clt_sess *sess, bool force)
 	spin_unlock_irqrestore(&sess->lock, flags);
 	list_for_each_entry_safe(io, tmp, &failed, pending) {
 		list_del_init(&io->pending);
-		io->status = -ENOTCONN;
-		atomic_dec(&sess->inflight);
-		io->conf(io->priv, io->status);
+		ibtrs_clt_io_abort(io, -ENOTCONN);
 	}
 }
 
@@ -648,39 +696,41 @@ static void ibtrs_clt_io_failover(struct ibtrs_clt_io *io,
 	unsigned long flags;
 	int ret;
 
-	WARN_ON_ONCE(atomic_read(&io->ref) != 1);	/* the answer's */
 	ibtrs_clt_io_unmap(io);
-	atomic_dec(&old->inflight);
-	spin_lock_irqsave(&sess->lock, flags);
-	if (sess->mp[old->idx].inflight)
-		sess->mp[old->idx].inflight--;
+	if (io->mp_counted) {
+		io->mp_counted = false;
+		atomic_dec(&old->mp_inflight);
+	}
+	this_cpu_dec(old->stats->inflight);
+	atomic_set(&io->state, IBTRS_CLT_IO_BUSY);
 	/* the caller gave up on it (a second block layer timeout) */
-	ret = io->expired ? -ETIMEDOUT : ibtrs_clt_io_repost(io);
-	if (ret && !io->expired && !sess->closing &&
+	ret = io->expired ? -ETIMEDOUT : READ_ONCE(sess->closing) ?
+	      -ENOTCONN : ibtrs_clt_io_start(io);
+	if (!ret) {
+		atomic64_inc(&old->failovers);
+		return;
+	}
+	spin_lock_irqsave(&sess->lock, flags);
+	io->path = NULL;
+	if (!io->expired && !sess->closing &&
 	    (ret != -ENOTCONN || ibtrs_clt_may_wait(sess))) {
-		io->path = NULL;
+		/* waits for a path (ibtrs_clt_pending_run()) */
 		list_add_tail(&io->pending, &sess->pending);
 		mod_delayed_work(ibtrs_clt_wq, &sess->pending_work,
 				 msecs_to_jiffies(100));
+		atomic64_inc(&old->failovers);
 		ret = 0;
 	}
-	if (ret)
-		io->inflight = false;
-	else
-		atomic64_inc(&old->failovers);
 	spin_unlock_irqrestore(&sess->lock, flags);
-	if (ret) {
-		io->status = io->expired ? -ETIMEDOUT : -EIO;
-		atomic_dec(&sess->inflight);
-		io->conf(io->priv, io->status);
-	}
+	if (ret)
+		ibtrs_clt_io_abort(io, io->expired ? -ETIMEDOUT : -EIO);
 }
 
 /*
- * After the teardown of @path (its QPs and MR pools gone): end the reads
- * whose answer came but whose LOCAL_INV could not be posted any more
- * (ibtrs_clt_io_answer()); their buffers are out of the server's reach now.
- * Their mappings were undone before the MR pools went (@deferred).
+ * After the teardown of @path (its QPs and MRs gone): end the reads whose
+ * answer came but whose LOCAL_INV could not be posted or did not complete
+ * (ibtrs_clt_io_answer()); their buffers are out of the server's reach
+ * now. Their mappings were undone before the device went (@deferred).
  */
 static void ibtrs_clt_end_deferred(struct ibtrs_clt_path *path,
 				   struct list_head *deferred)
@@ -690,7 +740,7 @@ static void ibtrs_clt_end_deferred(struct ibtrs_clt_path *path,
 	list_for_each_entry_safe(io, tmp, deferred, pending) {
 		list_del_init(&io->pending);
 		io->inv_deferred = false;
-		ibtrs_clt_io_put(io);	/* the answer's: ends it */
+		ibtrs_clt_io_end(io, NULL);
 	}
 }
 
@@ -703,49 +753,55 @@ void ibtrs_clt_path_down(struct ibtrs_clt_path *path)
 	struct ibtrs_clt_sess *sess = path->sess;
 	LIST_HEAD(deferred_ios);
 	struct ibtrs_clt_io *io;
-	unsigned long flags;
+	unsigned long flags, gp;
 	u32 i;
 
 	mutex_lock(&path->conn_mutex);
 	spin_lock_irqsave(&sess->lock, flags);
-	path->state = IBTRS_CLT_PATH_FAILED;
-	sess->mp[path->idx].usable = false;
+	WRITE_ONCE(path->state, IBTRS_CLT_PATH_FAILED);
 	spin_unlock_irqrestore(&sess->lock, flags);
+	/*
+	 * Posts happen in RCU read sections that saw the path CONNECTED:
+	 * after a grace period none is running, and none starts. So nothing
+	 * is posted behind the drain markers, and the IO objects of this
+	 * path stay as the scan below finds them. The grace period runs
+	 * while the connections are disconnected.
+	 */
+	gp = start_poll_synchronize_rcu();
 	cancel_delayed_work_sync(&path->hb_work);
 	if (!path->dev)
 		goto out_idle;
-	for (i = 0; i < path->ncons; i++) {
-		struct ibtrs_clt_con *con = &path->cons[i];
-
-		if (!con->cm_id)
-			continue;
-		rdma_disconnect(con->cm_id);
-		if (con->qp)
-			ib_drain_qp(con->qp);
-	}
+	/* a polled connection is drained by ib_drain_qp() alone */
+	ibtrs_clt_poll_stop(path);
+	for (i = 0; i < path->ncons; i++)
+		if (path->cons[i].cm_id)
+			rdma_disconnect(path->cons[i].cm_id);
+	cond_synchronize_rcu(gp);
+	for (i = 0; i < path->ncons; i++)
+		if (path->cons[i].qp)
+			ib_drain_qp(path->cons[i].qp);
 	/* all completions of every QP are in: no answer comes any more */
-	for (i = 0; i < sess->queue_depth; i++) {
-		bool orphan, deferred;
+	for (i = 0; sess->ios && i < sess->queue_depth; i++) {
+		int state;
 
 		io = &sess->ios[i];
-		spin_lock_irqsave(&sess->lock, flags);
-		orphan = io->inflight && io->path == path && !io->answered;
-		deferred = io->inflight && io->path == path && io->inv_deferred;
-		spin_unlock_irqrestore(&sess->lock, flags);
-		if (orphan) {
+		state = atomic_read_acquire(&io->state);
+		if (io->path != path)
+			continue;
+		if (state == IBTRS_CLT_IO_POSTED) {
 			ibtrs_clt_io_failover(io, path);
-		} else if (deferred) {
-			/* the MR back to its pool: destroying the pool ends it */
+		} else if (state == IBTRS_CLT_IO_ANSWERED && io->inv_deferred) {
+			/* unmapped now: the device goes */
 			ibtrs_clt_io_unmap(io);
 			list_add_tail(&io->pending, &deferred_ios);
 		}
 	}
 	ibtrs_clt_destroy_ib(path);
 	ibtrs_clt_end_deferred(path, &deferred_ios);
-	WARN_ON_ONCE(atomic_read(&path->inflight));
+	WARN_ON_ONCE(ibtrs_clt_path_sum(path, inflight));
 out_idle:
 	spin_lock_irqsave(&sess->lock, flags);
-	path->state = IBTRS_CLT_PATH_IDLE;
+	WRITE_ONCE(path->state, IBTRS_CLT_PATH_IDLE);
 	spin_unlock_irqrestore(&sess->lock, flags);
 	mutex_unlock(&path->conn_mutex);
 }
@@ -775,8 +831,9 @@ void ibtrs_clt_err_work(struct work_struct *work)
 
 	ibtrs_clt_path_down(path);
 	ibtrs_clt_info(path, "closed (reqs %lld, answers %lld, local invalidations %lld, failovers %lld)\n",
-		       atomic64_read(&path->reqs), atomic64_read(&path->rsps),
-		       atomic64_read(&path->local_invs),
+		       ibtrs_clt_path_sum(path, reqs),
+		       ibtrs_clt_path_sum(path, rsps),
+		       ibtrs_clt_path_sum(path, local_invs),
 		       atomic64_read(&path->failovers));
 	ibtrs_clt_reco_schedule(path);
 }

@@ -13,6 +13,8 @@
 #include <linux/random.h>
 #include <linux/workqueue.h>
 #include <linux/delay.h>
+#include <linux/rcupdate.h>
+#include <linux/percpu.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <rdma/mr_pool.h>
@@ -28,10 +30,24 @@
 #define IBTRS_CLT_HB_TICK	(HZ / 20)
 /* receives beyond the queue depth: heartbeats and their acks */
 #define IBTRS_CLT_RX_EXTRA	32
+/*
+ * Receives are re-posted in chains of this many (one post, one doorbell
+ * on a real HCA); the receive queue holds that many more.
+ */
+#define IBTRS_CLT_RX_BATCH	16
+/*
+ * Requests are posted unsignaled but every IBTRS_CLT_SIG_EVERY-th of a
+ * connection: an IO ends at its answer, and a signaled completion lets the
+ * device retire the send queue entries before it (power of 2).
+ */
+#define IBTRS_CLT_SIG_EVERY	16
+/* request headers are this aligned (one chunk's, one cache line or more) */
+#define IBTRS_CLT_HDR_ALIGN	64
 
 /* module parameters (ibtrs-clt.c) */
 extern uint ibtrs_clt_max_queue_depth;
 extern uint ibtrs_clt_hb_interval_ms;
+extern uint ibtrs_clt_ack_timeout;
 extern uint ibtrs_clt_hb_missed_max;
 extern uint ibtrs_clt_reconnect_min_ms;
 extern uint ibtrs_clt_reconnect_max_ms;
@@ -58,79 +74,168 @@ enum ibtrs_clt_path_state {
 	IBTRS_CLT_PATH_FAILED,
 };
 
+/**
+ * enum ibtrs_clt_io_state - who owns a request object (&ibtrs_clt_io.state).
+ * @IBTRS_CLT_IO_IDLE: nobody: its chunk id is the caller's to use.
+ * @IBTRS_CLT_IO_BUSY: the request path or the failover fills it in, or it
+ *	waits for a path in sess->pending; an answer for it is a protocol
+ *	error.
+ * @IBTRS_CLT_IO_POSTED: posted on io->con; the answer may come.
+ * @IBTRS_CLT_IO_ANSWERED: the answer (or its LOCAL_INV) ends it.
+ *
+ * IDLE -> BUSY by the caller's ibtrs_clt_request(), POSTED -> ANSWERED by
+ * the answer, both with a cmpxchg; the other transitions are made by the
+ * one context that owns the object then (a release store). So two
+ * answers of one chunk, or an answer racing a re-post, cannot both win,
+ * and the fast path needs no lock.
+ */
+enum ibtrs_clt_io_state {
+	IBTRS_CLT_IO_IDLE,
+	IBTRS_CLT_IO_BUSY,
+	IBTRS_CLT_IO_POSTED,
+	IBTRS_CLT_IO_ANSWERED,
+};
+
 struct ibtrs_clt_path;
 struct ibtrs_clt_con;
+
+/* Bits of &ibtrs_clt_con.poll_flags */
+enum {
+	IBTRS_CLT_POLLING,	/* a poller reaps the connection */
+};
 
 /**
  * struct ibtrs_clt_iu - a receive buffer.
  * @cqe: completion of its receive.
  * @con: owner.
  * @b: TRS_MAX_RECV_MSG bytes, mapped from the device.
+ * @wr: its receive work request (chained with others to re-post).
+ * @sge: the one SGE of @wr.
  */
 struct ibtrs_clt_iu {
 	struct ib_cqe cqe;
 	struct ibtrs_clt_con *con;
 	struct ibtrs_dma_buf b;
+	struct ib_recv_wr wr;
+	struct ib_sge sge;
+};
+
+/**
+ * struct ibtrs_clt_stats - IO counters of a path, one per CPU (summed when
+ * read): the fast path writes no cache line another CPU writes.
+ * @reqs: IO requests posted (re-posts of a failover included).
+ * @rsps: answers received.
+ * @msgs: messages posted: requests, heartbeats and acks, INFO_REQ.
+ * @reg_wrs: REG_MR and LOCAL_INV posted.
+ * @local_invs: LOCAL_INVs posted (answers without remote invalidation).
+ * @sig_reqs: requests posted signaled (one in IBTRS_CLT_SIG_EVERY).
+ * @poll_cqes: completions reaped by ibtrs_clt_poll().
+ * @inflight: requests posted minus requests ended on this CPU (only the
+ *	sum over the CPUs means something).
+ */
+struct ibtrs_clt_stats {
+	u64 reqs;
+	u64 rsps;
+	u64 msgs;
+	u64 reg_wrs;
+	u64 local_invs;
+	u64 sig_reqs;
+	u64 poll_cqes;
+	s64 inflight;
+};
+
+/**
+ * struct ibtrs_clt_sess_stats - IO counters of a session, per CPU.
+ * @ios: requests taken by ibtrs_clt_request().
+ * @read_bytes: bytes of those reads.
+ * @write_bytes: bytes of those writes.
+ * @inflight: taken minus ended (also those waiting for a path).
+ */
+struct ibtrs_clt_sess_stats {
+	u64 ios;
+	u64 read_bytes;
+	u64 write_bytes;
+	s64 inflight;
 };
 
 /**
  * struct ibtrs_clt_con - one RC connection of a path.
  * @path: owner.
  * @cid: index in the path.
+ * @poll: a polled connection (cid >= nr_cons): its CQ is IB_POLL_DIRECT,
+ *	reaped by ibtrs_clt_poll() only.
  * @cm_id: RDMA CM id.
  * @cq: one CQ for sends and receives (softirq polling, comp vector
- *	@cid % num_comp_vectors).
+ *	@cid % num_comp_vectors; or direct polling).
  * @qp: the QP (@cm_id's).
- * @mr_pool: the read MR pool of @qp exists.
+ * @mrs: one read registration per chunk id: an IO of chunk i on this
+ *	connection uses @mrs[i] (no pool, no lock); NULL entries unallocated.
+ * @nr_mrs: entries of @mrs.
  * @rx: receive buffers.
  * @rx_num: entries of @rx.
+ * @rx_chain: receives consumed and not re-posted yet; touched only by the
+ *	CQ's own context.
  * @ctl_cqe: completion of control sends (INFO_REQ, heartbeats, acks).
  * @reg_cqe: completion (errors only) of unsignaled REG_MRs.
+ * @req_cqe: completion of request WRs: errors, and the periodic signaled
+ *	one (nothing of an IO waits for it).
  * @cm_done: a CM step finished (@cm_err).
  * @cm_err: its result.
  * @params: the server's accept of this connection.
  * @max_sge: send SGEs of @qp.
  * @cm_dead: a failed connect unwinds: the CM handler ignores its events
  *	(set under the cm_id's handler lock, so none runs any more).
- * @reqs: requests posted on this connection.
+ * @reqs: requests posted on this connection; its count also picks the
+ *	signaled ones.
+ * @last_rx: jiffies of the last receive (any receive is life).
+ * @poll_flags: IBTRS_CLT_POLLING: one poller of a polled connection at a
+ *	time (a bit lock: pollers never wait, the teardown does).
+ * @poll_live: a polled connection may be polled (under IBTRS_CLT_POLLING;
+ *	cleared before its teardown drains it).
+ * @poll_batch: the caller's batch while ibtrs_clt_poll() reaps (under
+ *	IBTRS_CLT_POLLING).
  */
 struct ibtrs_clt_con {
 	struct ibtrs_clt_path *path;
 	int cid;
+	bool poll;
 	struct rdma_cm_id *cm_id;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
-	bool mr_pool;
+	struct ib_mr **mrs;
+	u32 nr_mrs;
 	struct ibtrs_clt_iu *rx;
 	int rx_num;
+	struct ibtrs_rx_chain rx_chain;
 	struct ib_cqe ctl_cqe;
 	struct ib_cqe reg_cqe;
+	struct ib_cqe req_cqe;
 	struct completion cm_done;
 	int cm_err;
 	struct trs_conn_params params;
 	u32 max_sge;
 	bool cm_dead;
 	atomic64_t reqs;
+	unsigned long last_rx;
+	unsigned long poll_flags;
+	bool poll_live;
+	void *poll_batch;
 };
 
 /**
- * struct ibtrs_clt_io - the request on one chunk (one per permit).
+ * struct ibtrs_clt_io - the request on one chunk (one per chunk id).
  * @sess: owner.
- * @id: chunk (permit) id.
- * @send_cqe: completion of the RDMA_WRITE_WITH_IMM.
+ * @id: chunk id.
+ * @state: &enum ibtrs_clt_io_state.
  * @inv_cqe: completion of a LOCAL_INV.
- * @ref: references: the send completion, the answer (or the path's
- *	teardown in its place) and a LOCAL_INV in flight; the last one ends
- *	the IO. Send completion and answer come in either order.
- * @inflight: a request is posted and not yet ended (under sess->lock).
- * @answered: the answer (or its replacement at teardown) was taken.
  * @path: the path the request went on.
  * @con: its connection there (the answer must come on it).
- * @hint: the caller's connection hint (index = @hint % nr_cons).
- * @mr: the read buffer's registration (of @con's pool), NULL for writes.
- * @hdr: request header + user header (DMA source of the header SGE).
- * @hdr_dma: mapping of @hdr.
+ * @hint: the caller's connection hint.
+ * @mr: the read buffer's registration (@con's @mrs[@id]), NULL for writes.
+ * @hdr: request header + user header (the session's header buffer,
+ *	mapped once per path: the DMA source of the header SGE).
  * @hdr_len: bytes of @hdr sent.
+ * @seq: requests sent on this chunk (the header's sequence number).
  * @sg: the caller's data.
  * @sg_cnt: entries of @sg.
  * @nents: mapped entries of @sg (0: not mapped).
@@ -138,32 +243,39 @@ struct ibtrs_clt_con {
  * @datalen: bytes of data.
  * @usrlen: bytes of user header in @hdr.
  * @status: result given to @conf.
- * @start_us: when the request was posted (latency average).
+ * @start_us: when the request was posted (min-latency only).
  * @conf: the caller's completion.
  * @priv: its argument.
  * @sge: SGEs of the request (data, then the header).
- * @pending: in sess->pending while it waits for a path (@path NULL).
+ * @ri: the request header's fields (encoded into @hdr).
+ * @wr: the request's RDMA_WRITE_WITH_IMM.
+ * @data_wr: the data's RDMA_WRITE when it does not fit beside the header.
+ * @reg_wr: a read's REG_MR.
+ *	The work requests live here, not on the stack: the kernel zeroes
+ *	every stack variable (INIT_STACK_ALL_ZERO), 200 bytes per IO.
+ * @pending: in sess->pending while it waits for a path (@path NULL), or
+ *	in the teardown's list of deferred ends.
  * @expired: the caller gave up on it (ibtrs_clt_request_timeout() final):
  *	it is not re-posted after its path's teardown but ends -ETIMEDOUT.
  * @inv_deferred: answered, but its path failed before the LOCAL_INV of
- *	its read MR could be posted: it ends after the path's teardown (QPs
- *	and MRs gone), when the server can no longer write its buffer.
+ *	its read MR could be posted or complete: it ends after the path's
+ *	teardown (QPs and MRs gone), when the server can no longer write its
+ *	buffer.
+ * @mp_counted: counted in its path's mp_inflight (a policy that needs
+ *	it was on when it was posted).
  */
 struct ibtrs_clt_io {
 	struct ibtrs_clt_sess *sess;
 	u32 id;
-	struct ib_cqe send_cqe;
+	atomic_t state;
 	struct ib_cqe inv_cqe;
-	atomic_t ref;
-	bool inflight;
-	bool answered;
 	struct ibtrs_clt_path *path;
 	struct ibtrs_clt_con *con;
 	unsigned int hint;
 	struct ib_mr *mr;
 	void *hdr;
-	u64 hdr_dma;
 	u32 hdr_len;
+	u32 seq;
 	struct scatterlist *sg;
 	unsigned int sg_cnt;
 	int nents;
@@ -175,9 +287,14 @@ struct ibtrs_clt_io {
 	ibtrs_clt_conf_fn conf;
 	void *priv;
 	struct ib_sge sge[IBTRS_CLT_MAX_SGE + 1];
+	struct trs_io_req_info ri;
+	struct ib_rdma_wr wr;
+	struct ib_rdma_wr data_wr;
+	struct ib_reg_wr reg_wr;
 	struct list_head pending;
 	bool expired;
 	bool inv_deferred;
+	bool mp_counted;
 };
 
 /**
@@ -187,12 +304,16 @@ struct ibtrs_clt_io {
  * @addr: its two ends.
  * @uuid: path_uuid (stable across reconnects).
  * @recon_cnt: reconnects so far.
- * @state: &enum ibtrs_clt_path_state, changed under sess->lock.
- * @ncons: connections (the session's nr_cons).
- * @cons: the connections; cid 0 carries INFO and heartbeats.
+ * @state: &enum ibtrs_clt_path_state, changed under sess->lock, read
+ *	without it (an RCU read section posts only while it is CONNECTED;
+ *	the teardown waits for those after setting FAILED).
+ * @ncons: connections (the session's nr_cons + nr_poll).
+ * @cons: the connections; cid 0 carries INFO and heartbeats; the last
+ *	nr_poll are polled.
  * @dev: the RDMA device of every connection.
  * @pd: protection domain of every connection.
  * @txb: the INFO_REQ buffer (sent on cid 0).
+ * @hdr_dma: the session's request headers mapped for @dev (0: not).
  * @info_done: INFO_RSP arrived (@info_err).
  * @info_err: its result.
  * @params: the server's accept.
@@ -201,7 +322,7 @@ struct ibtrs_clt_io {
  * @lock: @hb, @hb_rtt_us, @lat_ewma.
  * @hb: heartbeat state (trs/common/hb.c).
  * @hb_rtt_us: last heartbeat round trip.
- * @lat_ewma: IO latency average (trs/common/mp.c).
+ * @lat_ewma: IO latency average (trs/common/mp.c; min-latency only).
  * @hb_work: heartbeat tick.
  * @err_work: tears a failed path down (process context).
  * @reco_work: reconnects a path that is down.
@@ -209,16 +330,13 @@ struct ibtrs_clt_io {
  * @conn_mutex: held while the path connects or is torn down, so that the
  *	device removal can wait for either.
  * @failing: the error work was queued.
- * @inflight: IOs posted on the path and not ended.
- * @reqs: requests posted.
- * @rsps: answers received.
- * @reg_wrs: REG_MR and LOCAL_INV posted.
- * @local_invs: LOCAL_INVs posted (answers without remote invalidation).
+ * @stats: IO counters, per CPU.
+ * @mp_inflight: IOs in flight on the path that a min-inflight or
+ *	min-latency choice counted (&ibtrs_clt_io.mp_counted).
  * @hb_sent: heartbeats sent.
  * @proto_errors: protocol violations seen.
  * @failovers: IOs re-posted on another path after this one failed.
  * @reconnects: successful reconnects.
- * @msgs: messages posted (requests, heartbeats and their acks, INFO_REQ).
  * @kobj: its sysfs directory (owns the struct).
  * @removing: remove_path runs: no reconnect.
  * @reco_now: the teardown is a requested reconnect: no backoff.
@@ -235,6 +353,7 @@ struct ibtrs_clt_path {
 	struct ib_device *dev;
 	struct ib_pd *pd;
 	struct ibtrs_dma_buf txb;
+	u64 hdr_dma;
 	struct completion info_done;
 	int info_err;
 	struct trs_conn_params params;
@@ -250,16 +369,12 @@ struct ibtrs_clt_path {
 	u32 reco_attempt;
 	struct mutex conn_mutex;	/* connect and teardown */
 	atomic_t failing;
-	atomic_t inflight;
-	atomic64_t reqs;
-	atomic64_t rsps;
-	atomic64_t reg_wrs;
-	atomic64_t local_invs;
+	struct ibtrs_clt_stats __percpu *stats;
+	atomic_t mp_inflight;
 	atomic64_t hb_sent;
 	atomic64_t proto_errors;
 	atomic64_t failovers;
 	atomic64_t reconnects;
-	atomic64_t msgs;
 	struct kobject kobj;
 	bool removing;
 	bool reco_now;
@@ -271,30 +386,31 @@ struct ibtrs_clt_path {
  * @sessname: its name.
  * @uuid: sess_uuid.
  * @port: server port.
- * @nr_cons: connections per path (fixed at open).
+ * @nr_cons: interrupt-driven connections per path (fixed at open).
+ * @nr_poll: polled connections per path (fixed at open).
+ * @want_usr_len: the largest user header the caller sends.
  * @npaths: slots of @paths in use (removed paths leave NULL).
- * @paths: the paths; changed under ibtrs_clt_sess_mutex and @lock, an index
- *	stays a path's for its life (sess->mp[idx]).
+ * @paths: the paths; changed under ibtrs_clt_sess_mutex and @lock, read
+ *	in RCU read sections (a removed path is freed after a grace period);
+ *	an index stays a path's for its life.
  * @sized: the first accept sized the session (the fields below).
- * @queue_depth: chunks = permits.
+ * @queue_depth: chunks = request ids.
  * @chunk_size: bytes per chunk, the largest IO.
- * @max_usr_len: largest user header.
+ * @max_usr_len: largest user header (the server's, capped by
+ *	@want_usr_len).
  * @hdr_area: bytes of a chunk's header area (every path must agree).
  * @slot_size: chunk stride of the pool.
  * @max_segs: data segments per IO.
  * @mr_pages: pages of a read registration (ib_map_mr_sg() maps pages, a
  *	segment may span several).
  * @max_io: largest IO: the chunk, or what @mr_pages can map.
- * @lock: permits, @ios' state, path states, @mp, @rr_cursor, posting
- *	(one lock for all connections: a post must not race a path's state
- *	change and drain, see ibtrs_clt_path_down()).
- * @permits: permit bitmap (trs/common/permit.c) under @lock.
- * @permit_map: its words.
+ * @lock: path states, @pending, and the min-latency bookkeeping; not
+ *	taken per IO otherwise.
  * @ios: one request object per chunk.
- * @hdrs: the request headers of @ios.
- * @mp: path selection input (trs/common/mp.c) under @lock.
- * @rr_cursor: path selection cursor.
- * @seq: request sequence number.
+ * @hdrs: the request headers of @ios, @hdr_stride apart.
+ * @hdrs_len: bytes of @hdrs.
+ * @hdr_stride: bytes per header (aligned).
+ * @rr_cursor: round-robin cursor, one per CPU.
  * @closing: ibtrs_clt_close() runs: no reconnects.
  * @all_down_at: jiffies when the last usable path went down, 0 while one
  *	is up (ctrl_loss_tmo_ms).
@@ -303,11 +419,8 @@ struct ibtrs_clt_path {
  * @kobj: /sys/kernel/ibtrs-client/<sessname>/ (owns the struct).
  * @paths_kobj: its paths/ directory.
  * @ctl_mutex: serializes add_path, remove_path, reconnect and the close.
- * @mp_policy: &enum trs_mp_policy, under @lock.
- * @inflight: requests taken and not yet ended.
- * @nr_ios: requests taken (ibtrs_clt_request()).
- * @read_bytes: bytes of those reads.
- * @write_bytes: bytes of those writes.
+ * @mp_policy: &enum trs_mp_policy (written under @lock, read without).
+ * @stats: IO counters, per CPU.
  * @gone: counters of removed paths (msgs, reg_wrs, failovers,
  *	reconnects), under ibtrs_clt_sess_mutex.
  */
@@ -317,8 +430,10 @@ struct ibtrs_clt_sess {
 	u8 uuid[TRS_UUID_LEN];
 	u16 port;
 	int nr_cons;
+	int nr_poll;
+	u32 want_usr_len;
 	int npaths;
-	struct ibtrs_clt_path *paths[IBTRS_CLT_MAX_PATHS];
+	struct ibtrs_clt_path __rcu *paths[IBTRS_CLT_MAX_PATHS];
 	bool sized;
 	u32 queue_depth;
 	u32 chunk_size;
@@ -328,14 +443,12 @@ struct ibtrs_clt_sess {
 	u32 max_segs;
 	u32 mr_pages;
 	u32 max_io;
-	spinlock_t lock;	/* permits, IO and path states, posting */
-	struct trs_permit_pool permits;
-	u64 *permit_map;
+	spinlock_t lock;	/* path states, pending, min-latency */
 	struct ibtrs_clt_io *ios;
 	void *hdrs;
-	struct trs_mp_path mp[IBTRS_CLT_MAX_PATHS];
-	u32 rr_cursor;
-	u64 seq;
+	size_t hdrs_len;
+	u32 hdr_stride;
+	u32 __percpu *rr_cursor;
 	bool closing;
 	unsigned long all_down_at;
 	struct list_head pending;
@@ -344,10 +457,7 @@ struct ibtrs_clt_sess {
 	struct kobject *paths_kobj;
 	struct mutex ctl_mutex;	/* add_path, remove_path, reconnect, close */
 	int mp_policy;
-	atomic_t inflight;
-	atomic64_t nr_ios;
-	atomic64_t read_bytes;
-	atomic64_t write_bytes;
+	struct ibtrs_clt_sess_stats __percpu *stats;
 	u64 gone[4];
 };
 
@@ -370,6 +480,36 @@ static inline u64 ibtrs_clt_now_us(void)
 {
 	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
 }
+
+/*
+ * Path @i of @sess for a caller that keeps it from going away: it holds
+ * ibtrs_clt_sess_mutex, sess->ctl_mutex or sess->lock, or it is the open
+ * or the close of the session (only ibtrs_clt_path_uninstall() removes a
+ * path, under the first and the last).
+ */
+static inline struct ibtrs_clt_path *
+ibtrs_clt_path_at(const struct ibtrs_clt_sess *sess, int i)
+{
+	return rcu_dereference_protected(sess->paths[i], true);
+}
+
+/* Sum over the CPUs of the 64-bit counter at @off of per-CPU @base. */
+static inline s64 ibtrs_clt_pcpu_sum(const void __percpu *base, size_t off)
+{
+	s64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *(const s64 *)((const char *)per_cpu_ptr(base, cpu) + off);
+	return n;
+}
+
+/* Counter @field of a path's (ibtrs_clt_stats) or session's IO counters. */
+#define ibtrs_clt_path_sum(path, field)	\
+	ibtrs_clt_pcpu_sum((path)->stats, offsetof(struct ibtrs_clt_stats, field))
+#define ibtrs_clt_sess_sum(sess, field)	\
+	ibtrs_clt_pcpu_sum((sess)->stats,	\
+			   offsetof(struct ibtrs_clt_sess_stats, field))
 
 /* ibtrs-clt.c */
 extern const char *const ibtrs_clt_state_names[];
@@ -395,19 +535,22 @@ struct ibtrs_clt_con *ibtrs_clt_con_of(struct ibtrs_clt_path *path,
 void ibtrs_clt_err_work(struct work_struct *work);
 int ibtrs_clt_path_connect(struct ibtrs_clt_path *path);
 void ibtrs_clt_path_down(struct ibtrs_clt_path *path);
+void ibtrs_clt_poll_stop(struct ibtrs_clt_path *path);
+bool ibtrs_clt_may_wait(struct ibtrs_clt_sess *sess);
 void ibtrs_clt_pending_run(struct ibtrs_clt_sess *sess, bool force);
 void ibtrs_clt_pending_work(struct work_struct *work);
 void ibtrs_clt_reco_schedule(struct ibtrs_clt_path *path);
 void ibtrs_clt_reco_work(struct work_struct *work);
 /* ibtrs-clt-io.c */
 void ibtrs_clt_ctl_done(struct ib_cq *cq, struct ib_wc *wc);
+void ibtrs_clt_req_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibtrs_clt_hb_work(struct work_struct *work);
 void ibtrs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc);
-int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
-		      struct ibtrs_clt_con *con, size_t usrlen);
+int ibtrs_clt_io_start(struct ibtrs_clt_io *io);
 void ibtrs_clt_io_unmap(struct ibtrs_clt_io *io);
-void ibtrs_clt_io_put(struct ibtrs_clt_io *io);
+void ibtrs_clt_io_end(struct ibtrs_clt_io *io, void *batch);
+void ibtrs_clt_io_abort(struct ibtrs_clt_io *io, int status);
 int ibtrs_clt_post_recv(struct ibtrs_clt_iu *iu);
+void ibtrs_clt_recv_flush(struct ibtrs_clt_con *con);
 void ibtrs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
-void ibtrs_clt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 #endif /* IBTRS_CLT_PRI_H */

@@ -48,44 +48,59 @@ static ssize_t mp_policy_store(struct kobject *kobj,
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&sess->lock, flags);
-	sess->mp_policy = i;
+	WRITE_ONCE(sess->mp_policy, i);
 	spin_unlock_irqrestore(&sess->lock, flags);
 	pr_info("sess %s: ibtrs_clt_mp_policy %s\n", sess->sessname,
 		ibtrs_clt_policy_names[i]);
 	return count;
 }
 
-/* Sum of a path counter over the session's paths, removed ones included. */
-static u64 ibtrs_clt_sess_sum(struct ibtrs_clt_sess *sess, size_t off,
-			      int gone)
-{
-	u64 n;
-	int i;
-
-	mutex_lock(&ibtrs_clt_sess_mutex);
-	n = sess->gone[gone];
-	for (i = 0; i < sess->npaths; i++)
-		if (sess->paths[i])
-			n += atomic64_read((atomic64_t *)((char *)sess->paths[i] +
-							 off));
-	mutex_unlock(&ibtrs_clt_sess_mutex);
-	return n;
-}
-
 /**
  * struct ibtrs_clt_cnt_attr - a read-only counter file.
  * @attr: the file.
- * @off: offset of its atomic64_t in the session or path.
+ * @off: offset of its counter: in the path's or session's per-CPU
+ *	counters (@pcpu), else of an atomic64_t in the path or session.
+ * @pcpu: a per-CPU counter (&struct ibtrs_clt_stats or
+ *	&struct ibtrs_clt_sess_stats).
  * @gone: for a session sum of path counters, index in sess->gone; -1 for
  *	a counter of the object itself.
  */
 struct ibtrs_clt_cnt_attr {
 	struct kobj_attribute attr;
 	size_t off;
+	bool pcpu;
 	int gone;
 };
 
 #define to_cnt_attr(a) container_of(a, struct ibtrs_clt_cnt_attr, attr)
+
+/* A path counter described by @c. */
+static u64 ibtrs_clt_path_cnt(struct ibtrs_clt_path *path,
+			      const struct ibtrs_clt_cnt_attr *c)
+{
+	if (c->pcpu)
+		return ibtrs_clt_pcpu_sum(path->stats, c->off);
+	return atomic64_read((atomic64_t *)((char *)path + c->off));
+}
+
+/* Sum of a path counter over the session's paths, removed ones included. */
+static u64 ibtrs_clt_paths_total(struct ibtrs_clt_sess *sess,
+				 const struct ibtrs_clt_cnt_attr *c)
+{
+	struct ibtrs_clt_path *path;
+	u64 n;
+	int i;
+
+	mutex_lock(&ibtrs_clt_sess_mutex);
+	n = sess->gone[c->gone];
+	for (i = 0; i < sess->npaths; i++) {
+		path = ibtrs_clt_path_at(sess, i);
+		if (path)
+			n += ibtrs_clt_path_cnt(path, c);
+	}
+	mutex_unlock(&ibtrs_clt_sess_mutex);
+	return n;
+}
 
 static ssize_t sess_cnt_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     char *buf)
@@ -94,58 +109,65 @@ static ssize_t sess_cnt_show(struct kobject *kobj, struct kobj_attribute *attr,
 	const struct ibtrs_clt_cnt_attr *c = to_cnt_attr(attr);
 
 	if (c->gone < 0)
-		return sysfs_emit(buf, "%lld\n",
-				  (long long)atomic64_read((atomic64_t *)((char *)sess + c->off)));
-	return sysfs_emit(buf, "%llu\n", ibtrs_clt_sess_sum(sess, c->off,
-							    c->gone));
+		return sysfs_emit(buf, "%llu\n",
+				  ibtrs_clt_pcpu_sum(sess->stats, c->off));
+	return sysfs_emit(buf, "%llu\n", ibtrs_clt_paths_total(sess, c));
 }
 
 static struct ibtrs_clt_cnt_attr sess_ios_attr = {
 	.attr = __ATTR(ios, 0444, sess_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_sess, nr_ios),
+	.off = offsetof(struct ibtrs_clt_sess_stats, ios),
+	.pcpu = true,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr sess_read_bytes_attr = {
 	.attr = __ATTR(read_bytes, 0444, sess_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_sess, read_bytes),
+	.off = offsetof(struct ibtrs_clt_sess_stats, read_bytes),
+	.pcpu = true,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr sess_write_bytes_attr = {
 	.attr = __ATTR(write_bytes, 0444, sess_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_sess, write_bytes),
+	.off = offsetof(struct ibtrs_clt_sess_stats, write_bytes),
+	.pcpu = true,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr sess_msgs_attr = {
 	.attr = __ATTR(msgs, 0444, sess_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_path, msgs),
+	.off = offsetof(struct ibtrs_clt_stats, msgs),
+	.pcpu = true,
 	.gone = 0,
 };
 
 static struct ibtrs_clt_cnt_attr sess_reg_wrs_attr = {
 	.attr = __ATTR(reg_wrs, 0444, sess_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_path, reg_wrs),
+	.off = offsetof(struct ibtrs_clt_stats, reg_wrs),
+	.pcpu = true,
 	.gone = 1,
 };
 
 static struct ibtrs_clt_cnt_attr sess_failovers_attr = {
 	.attr = __ATTR(failovers, 0444, sess_cnt_show, NULL),
 	.off = offsetof(struct ibtrs_clt_path, failovers),
+	.pcpu = false,
 	.gone = 2,
 };
 
 static struct ibtrs_clt_cnt_attr sess_reconnects_attr = {
 	.attr = __ATTR(reconnects, 0444, sess_cnt_show, NULL),
 	.off = offsetof(struct ibtrs_clt_path, reconnects),
+	.pcpu = false,
 	.gone = 3,
 };
 
 static ssize_t sess_inflight_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&to_clt_sess(kobj)->inflight));
+	return sysfs_emit(buf, "%lld\n",
+			  ibtrs_clt_sess_sum(to_clt_sess(kobj), inflight));
 }
 
 /* Same family and address (ports aside); two AF_UNSPEC are the same. */
@@ -191,7 +213,7 @@ static ssize_t add_path_store(struct kobject *kobj, struct kobj_attribute *attr,
 		goto out_unlock;
 	}
 	for (i = 0; i < IBTRS_CLT_MAX_PATHS; i++) {
-		struct ibtrs_clt_path *p = sess->paths[i];
+		struct ibtrs_clt_path *p = ibtrs_clt_path_at(sess, i);
 
 		if (!p) {
 			if (idx < 0)
@@ -272,70 +294,93 @@ static ssize_t path_state_show(struct kobject *kobj,
 static ssize_t path_cnt_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     char *buf)
 {
-	const struct ibtrs_clt_cnt_attr *c = to_cnt_attr(attr);
-	atomic64_t *v = (atomic64_t *)((char *)to_clt_path(kobj) + c->off);
-
-	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(v));
+	return sysfs_emit(buf, "%llu\n",
+			  ibtrs_clt_path_cnt(to_clt_path(kobj),
+					     to_cnt_attr(attr)));
 }
 
 static struct ibtrs_clt_cnt_attr path_reqs_attr = {
 	.attr = __ATTR(reqs, 0444, path_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_path, reqs),
+	.off = offsetof(struct ibtrs_clt_stats, reqs),
+	.pcpu = true,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr path_rsps_attr = {
 	.attr = __ATTR(rsps, 0444, path_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_path, rsps),
+	.off = offsetof(struct ibtrs_clt_stats, rsps),
+	.pcpu = true,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr path_msgs_attr = {
 	.attr = __ATTR(msgs, 0444, path_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_path, msgs),
+	.off = offsetof(struct ibtrs_clt_stats, msgs),
+	.pcpu = true,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr path_reg_wrs_attr = {
 	.attr = __ATTR(reg_wrs, 0444, path_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_path, reg_wrs),
+	.off = offsetof(struct ibtrs_clt_stats, reg_wrs),
+	.pcpu = true,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr path_local_invs_attr = {
 	.attr = __ATTR(local_invs, 0444, path_cnt_show, NULL),
-	.off = offsetof(struct ibtrs_clt_path, local_invs),
+	.off = offsetof(struct ibtrs_clt_stats, local_invs),
+	.pcpu = true,
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_sig_reqs_attr = {
+	.attr = __ATTR(sig_reqs, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_stats, sig_reqs),
+	.pcpu = true,
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_poll_cqes_attr = {
+	.attr = __ATTR(poll_cqes, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_stats, poll_cqes),
+	.pcpu = true,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr path_hb_sent_attr = {
 	.attr = __ATTR(hb_sent, 0444, path_cnt_show, NULL),
 	.off = offsetof(struct ibtrs_clt_path, hb_sent),
+	.pcpu = false,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr path_proto_errors_attr = {
 	.attr = __ATTR(proto_errors, 0444, path_cnt_show, NULL),
 	.off = offsetof(struct ibtrs_clt_path, proto_errors),
+	.pcpu = false,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr path_failovers_attr = {
 	.attr = __ATTR(failovers, 0444, path_cnt_show, NULL),
 	.off = offsetof(struct ibtrs_clt_path, failovers),
+	.pcpu = false,
 	.gone = -1,
 };
 
 static struct ibtrs_clt_cnt_attr path_reconnects_attr = {
 	.attr = __ATTR(reconnects, 0444, path_cnt_show, NULL),
 	.off = offsetof(struct ibtrs_clt_path, reconnects),
+	.pcpu = false,
 	.gone = -1,
 };
 
 static ssize_t path_inflight_show(struct kobject *kobj,
 				  struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&to_clt_path(kobj)->inflight));
+	return sysfs_emit(buf, "%lld\n",
+			  ibtrs_clt_path_sum(to_clt_path(kobj), inflight));
 }
 
 static ssize_t path_lat_us_show(struct kobject *kobj,
@@ -415,8 +460,11 @@ static ssize_t remove_path_store(struct kobject *kobj,
 		ret = -ENODEV;
 		goto out_unlock;
 	}
-	for (i = 0; i < sess->npaths; i++)
-		others += sess->paths[i] && sess->paths[i] != path;
+	for (i = 0; i < sess->npaths; i++) {
+		struct ibtrs_clt_path *p = ibtrs_clt_path_at(sess, i);
+
+		others += p && p != path;
+	}
 	if (!others) {
 		ibtrs_clt_err(path, "remove_path: the last path of the session is not removed\n");
 		ret = -EBUSY;
@@ -458,6 +506,8 @@ static struct attribute *ibtrs_clt_path_attrs[] = {
 	&path_msgs_attr.attr.attr,
 	&path_reg_wrs_attr.attr.attr,
 	&path_local_invs_attr.attr.attr,
+	&path_sig_reqs_attr.attr.attr,
+	&path_poll_cqes_attr.attr.attr,
 	&path_hb_sent_attr.attr.attr,
 	&path_hb_rtt_us_attr.attr,
 	&path_proto_errors_attr.attr.attr,
@@ -476,6 +526,7 @@ static void ibtrs_clt_path_release(struct kobject *kobj)
 {
 	struct ibtrs_clt_path *path = to_clt_path(kobj);
 
+	free_percpu(path->stats);
 	kfree(path->cons);
 	kfree(path);
 }

@@ -9,7 +9,8 @@
  * pool; INFO and heartbeats go on cid 0. An IO goes on the connection of
  * its hint (the block layer's hardware queue) of the path the policy
  * chose, and is answered there. A request is one RDMA_WRITE_WITH_IMM into the
- * chunk of its permit; the answer is one message (section 4). Reads expose
+ * chunk of its id (the caller's: ibnbd-client's block layer tag); the
+ * answer is one message (section 4). Reads expose
  * the caller's pages through a fast-registration MR (REG_MR chained before
  * the request, REMOTE_WRITE for exactly the IO buffer); the server ends
  * that access with SEND_WITH_INV, else the client posts LOCAL_INV and
@@ -18,7 +19,7 @@
  * caller's pages with the PD's local_dma_lkey (local access only).
  *
  * Pure protocol code (encode/validate, the receive prologue, heartbeat,
- * permits, path selection) is trs/common/, compiled unchanged.
+ * path selection) is trs/common/, compiled unchanged.
  *
  * A failed path is torn down in process context; its unanswered IO is
  * re-posted on another path with the same chunk id (failover) and the path
@@ -40,6 +41,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/cpumask.h>
 
 #include "ibtrs-clt-pri.h"
 
@@ -67,6 +69,19 @@ uint ibtrs_clt_ctrl_loss_tmo_ms = 30000;
 module_param_named(ctrl_loss_tmo_ms, ibtrs_clt_ctrl_loss_tmo_ms, uint, 0444);
 MODULE_PARM_DESC(ctrl_loss_tmo_ms, "with every path down, new IO waits this long, then fails (default 30000)");
 
+/*
+ * 0 (default): the RC ACK timeout is the one the CM derives from the path,
+ * as nvme-rdma and rnbd leave it (RoCE: packet lifetime 18, so 19 = 2.1 s
+ * per retry). The heartbeat (3 x 500 ms) fails a silent path long before
+ * the retries run out. A short timer (14 = 67 ms, this module's first
+ * value) fires whenever the peer is slow to ACK (emulated NICs under load),
+ * and rxe 6.1 then executes a finished REG_MR a second time and fails the
+ * QP (trs/PROTOCOL.md section 9).
+ */
+uint ibtrs_clt_ack_timeout;
+module_param_named(ack_timeout, ibtrs_clt_ack_timeout, uint, 0444);
+MODULE_PARM_DESC(ack_timeout, "RC ACK timeout per retry, 4.096 us * 2^N, N 8-31; 0: the CM's (default)");
+
 uint ibtrs_clt_cons_per_path;
 module_param_named(cons_per_path, ibtrs_clt_cons_per_path, uint, 0444);
 MODULE_PARM_DESC(cons_per_path, "connections per path (default 0: one per online CPU, at most 64)");
@@ -82,14 +97,17 @@ LIST_HEAD(ibtrs_clt_sessions);
 /* ibtrs_clt_sessions, and a session's path slots against sysfs and removal */
 DEFINE_MUTEX(ibtrs_clt_sess_mutex);
 
-/* Under sess->lock. */
+/* A path is connected. Under sess->lock. */
 static bool ibtrs_clt_any_usable(const struct ibtrs_clt_sess *sess)
 {
+	const struct ibtrs_clt_path *p;
 	int i;
 
-	for (i = 0; i < sess->npaths; i++)
-		if (sess->mp[i].usable)
+	for (i = 0; i < sess->npaths; i++) {
+		p = ibtrs_clt_path_at(sess, i);
+		if (p && p->state == IBTRS_CLT_PATH_CONNECTED)
 			return true;
+	}
 	return false;
 }
 
@@ -106,8 +124,7 @@ void ibtrs_clt_path_fail_locked(struct ibtrs_clt_path *path, const char *why)
 	was_up = path->state == IBTRS_CLT_PATH_CONNECTED;
 	connecting = path->state == IBTRS_CLT_PATH_CONNECTING;
 	if (path->state != IBTRS_CLT_PATH_IDLE)
-		path->state = IBTRS_CLT_PATH_FAILED;
-	sess->mp[path->idx].usable = false;
+		WRITE_ONCE(path->state, IBTRS_CLT_PATH_FAILED);
 	if (was_up && !ibtrs_clt_any_usable(sess))
 		sess->all_down_at = jiffies ? : 1;
 	if (connecting) {
@@ -191,19 +208,24 @@ struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
 	path = kzalloc(sizeof(*path), GFP_KERNEL);
 	if (!path)
 		return ERR_PTR(-ENOMEM);
-	path->cons = kcalloc(sess->nr_cons, sizeof(*path->cons), GFP_KERNEL);
-	if (!path->cons) {
+	path->ncons = sess->nr_cons + sess->nr_poll;
+	path->cons = kcalloc(path->ncons, sizeof(*path->cons), GFP_KERNEL);
+	path->stats = alloc_percpu(struct ibtrs_clt_stats);
+	if (!path->cons || !path->stats) {
+		free_percpu(path->stats);
+		kfree(path->cons);
 		kfree(path);
 		return ERR_PTR(-ENOMEM);
 	}
-	path->ncons = sess->nr_cons;
 	for (i = 0; i < path->ncons; i++) {
 		struct ibtrs_clt_con *con = &path->cons[i];
 
 		con->path = path;
 		con->cid = i;
+		con->poll = i >= sess->nr_cons;
 		con->ctl_cqe.done = ibtrs_clt_ctl_done;
 		con->reg_cqe.done = ibtrs_clt_reg_done;
+		con->req_cqe.done = ibtrs_clt_req_done;
 		init_completion(&con->cm_done);
 	}
 	kobject_init(&path->kobj, &ibtrs_clt_path_ktype);
@@ -243,8 +265,8 @@ void ibtrs_clt_path_install(struct ibtrs_clt_path *path)
 
 	mutex_lock(&ibtrs_clt_sess_mutex);
 	spin_lock_irqsave(&sess->lock, flags);
-	sess->paths[path->idx] = path;
-	sess->npaths = max(sess->npaths, path->idx + 1);
+	rcu_assign_pointer(sess->paths[path->idx], path);
+	WRITE_ONCE(sess->npaths, max(sess->npaths, path->idx + 1));
 	spin_unlock_irqrestore(&sess->lock, flags);
 	mutex_unlock(&ibtrs_clt_sess_mutex);
 }
@@ -273,15 +295,17 @@ void ibtrs_clt_path_uninstall(struct ibtrs_clt_path *path)
 	unsigned long flags;
 
 	mutex_lock(&ibtrs_clt_sess_mutex);
-	sess->gone[0] += atomic64_read(&path->msgs);
-	sess->gone[1] += atomic64_read(&path->reg_wrs);
+	sess->gone[0] += ibtrs_clt_path_sum(path, msgs);
+	sess->gone[1] += ibtrs_clt_path_sum(path, reg_wrs);
 	sess->gone[2] += atomic64_read(&path->failovers);
 	sess->gone[3] += atomic64_read(&path->reconnects);
 	spin_lock_irqsave(&sess->lock, flags);
-	if (sess->paths[path->idx] == path)
-		sess->paths[path->idx] = NULL;
+	if (ibtrs_clt_path_at(sess, path->idx) == path)
+		RCU_INIT_POINTER(sess->paths[path->idx], NULL);
 	spin_unlock_irqrestore(&sess->lock, flags);
 	mutex_unlock(&ibtrs_clt_sess_mutex);
+	/* a request or a poller may still look at it: freed after this */
+	synchronize_rcu();
 }
 
 void ibtrs_clt_sess_release(struct kobject *kobj)
@@ -289,32 +313,45 @@ void ibtrs_clt_sess_release(struct kobject *kobj)
 	struct ibtrs_clt_sess *sess = container_of(kobj, struct ibtrs_clt_sess,
 						   kobj);
 
+	free_percpu(sess->stats);
+	free_percpu(sess->rr_cursor);
 	kfree(sess->hdrs);
 	kfree(sess->ios);
-	kfree(sess->permit_map);
 	kfree(sess);
 }
 
 struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 				      const struct ibtrs_clt_addr *paths,
-				      int npaths, u16 port)
+				      int npaths, u16 port, u32 max_usr_len,
+				      int nr_poll)
 {
 	struct ibtrs_clt_sess *sess;
 	int i, up = 0, ret = -ENOTCONN;
 
 	if (npaths < 1 || npaths > IBTRS_CLT_MAX_PATHS ||
 	    strlen(sessname) >= TRS_SESSNAME_MAX || !*sessname ||
-	    strchr(sessname, '/'))
+	    strchr(sessname, '/') || !max_usr_len ||
+	    max_usr_len > TRS_MAX_USR_LEN || nr_poll < 0 ||
+	    nr_poll >= TRS_MAX_CONS_PER_PATH)
 		return ERR_PTR(-EINVAL);
 	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
 	if (!sess)
 		return ERR_PTR(-ENOMEM);
 	kobject_init(&sess->kobj, &ibtrs_clt_sess_ktype);
+	sess->stats = alloc_percpu(struct ibtrs_clt_sess_stats);
+	sess->rr_cursor = alloc_percpu(u32);
+	if (!sess->stats || !sess->rr_cursor) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
 	strscpy(sess->sessname, sessname, sizeof(sess->sessname));
 	generate_random_uuid(sess->uuid);
 	sess->port = port;
+	sess->want_usr_len = max_usr_len;
+	/* the connections of a path, polled ones included, fit cid_num */
+	sess->nr_poll = nr_poll;
 	sess->nr_cons = min_t(uint, ibtrs_clt_cons_per_path ? : num_online_cpus(),
-			      TRS_MAX_CONS_PER_PATH);
+			      TRS_MAX_CONS_PER_PATH - nr_poll);
 	sess->mp_policy = ibtrs_clt_mp_policy;
 	spin_lock_init(&sess->lock);
 	mutex_init(&sess->ctl_mutex);
@@ -339,14 +376,14 @@ struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 			ret = PTR_ERR(path);
 			goto out_free_paths;
 		}
-		sess->paths[i] = path;
+		RCU_INIT_POINTER(sess->paths[i], path);
 	}
 	sess->npaths = npaths;
 	mutex_lock(&ibtrs_clt_sess_mutex);
 	list_add_tail(&sess->list, &ibtrs_clt_sessions);
 	mutex_unlock(&ibtrs_clt_sess_mutex);
 	for (i = 0; i < npaths; i++) {
-		ret = ibtrs_clt_path_connect(sess->paths[i]);
+		ret = ibtrs_clt_path_connect(ibtrs_clt_path_at(sess, i));
 		if (!ret)
 			up++;
 	}
@@ -356,17 +393,22 @@ struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
 	}
 	pr_info("sess %s: open, %d of %d paths connected\n", sess->sessname,
 		up, npaths);
-	for (i = 0; i < npaths; i++)	/* the others keep trying */
-		if (READ_ONCE(sess->paths[i]->state) == IBTRS_CLT_PATH_IDLE)
-			ibtrs_clt_reco_schedule(sess->paths[i]);
+	for (i = 0; i < npaths; i++) {	/* the others keep trying */
+		struct ibtrs_clt_path *path = ibtrs_clt_path_at(sess, i);
+
+		if (READ_ONCE(path->state) == IBTRS_CLT_PATH_IDLE)
+			ibtrs_clt_reco_schedule(path);
+	}
 	return sess;
 
 out_free_paths:
 	for (i = 0; i < npaths; i++) {
-		if (!sess->paths[i])
+		struct ibtrs_clt_path *path = ibtrs_clt_path_at(sess, i);
+
+		if (!path)
 			continue;
-		kobject_del(&sess->paths[i]->kobj);
-		kobject_put(&sess->paths[i]->kobj);
+		kobject_del(&path->kobj);
+		kobject_put(&path->kobj);
 	}
 	kobject_del(sess->paths_kobj);
 	kobject_put(sess->paths_kobj);
@@ -392,7 +434,7 @@ void ibtrs_clt_close(struct ibtrs_clt_sess *sess)
 	spin_unlock_irqrestore(&sess->lock, flags);
 	mutex_unlock(&sess->ctl_mutex);
 	for (i = 0; i < sess->npaths; i++) {
-		struct ibtrs_clt_path *path = sess->paths[i];
+		struct ibtrs_clt_path *path = ibtrs_clt_path_at(sess, i);
 
 		if (!path)
 			continue;
@@ -403,7 +445,7 @@ void ibtrs_clt_close(struct ibtrs_clt_sess *sess)
 	ibtrs_clt_pending_run(sess, true);
 	pr_info("sess %s: closed\n", sess->sessname);
 	for (i = 0; i < sess->npaths; i++) {
-		struct ibtrs_clt_path *path = sess->paths[i];
+		struct ibtrs_clt_path *path = ibtrs_clt_path_at(sess, i);
 
 		if (!path)
 			continue;
@@ -422,6 +464,32 @@ int ibtrs_clt_nr_cons(const struct ibtrs_clt_sess *sess)
 	return sess->nr_cons;
 }
 EXPORT_SYMBOL_GPL(ibtrs_clt_nr_cons);
+
+int ibtrs_clt_nr_poll(const struct ibtrs_clt_sess *sess)
+{
+	return sess->nr_poll;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_nr_poll);
+
+const struct cpumask *ibtrs_clt_con_affinity(struct ibtrs_clt_sess *sess,
+					     unsigned int hint)
+{
+	const struct cpumask *mask = NULL;
+	struct ibtrs_clt_path *path;
+	struct ib_device *dev;
+
+	if (hint >= sess->nr_cons)
+		return NULL;
+	mutex_lock(&ibtrs_clt_sess_mutex);
+	path = ibtrs_clt_path_at(sess, 0);
+	dev = path ? READ_ONCE(path->dev) : NULL;
+	/* ibtrs_clt_create_ib(): connection i takes vector i */
+	if (dev && hint < dev->num_comp_vectors)
+		mask = ib_get_vector_affinity(dev, hint);
+	mutex_unlock(&ibtrs_clt_sess_mutex);
+	return mask;
+}
+EXPORT_SYMBOL_GPL(ibtrs_clt_con_affinity);
 
 u32 ibtrs_clt_queue_depth(const struct ibtrs_clt_sess *sess)
 {
@@ -452,9 +520,11 @@ int ibtrs_clt_paths_up(const struct ibtrs_clt_sess *sess)
 	int i, n = 0;
 
 	mutex_lock(&ibtrs_clt_sess_mutex);
-	for (i = 0; i < sess->npaths; i++)
-		n += sess->paths[i] &&
-		     READ_ONCE(sess->paths[i]->state) == IBTRS_CLT_PATH_CONNECTED;
+	for (i = 0; i < sess->npaths; i++) {
+		const struct ibtrs_clt_path *p = ibtrs_clt_path_at(sess, i);
+
+		n += p && READ_ONCE(p->state) == IBTRS_CLT_PATH_CONNECTED;
+	}
 	mutex_unlock(&ibtrs_clt_sess_mutex);
 	return n;
 }
@@ -473,23 +543,26 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 
 	mutex_lock(&ibtrs_clt_sess_mutex);
 	for (i = 0; i < sess->npaths; i++) {
-		const struct ibtrs_clt_path *p = sess->paths[i];
+		struct ibtrs_clt_path *p = ibtrs_clt_path_at(sess, i);
 
 		if (!p)
 			continue;
 		n += scnprintf(buf + n, size - n,
-			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%d msgs=%lld cons=%d\n",
+			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%lld msgs=%lld sig_reqs=%lld poll_cqes=%lld cons=%d\n",
 			       &p->addr.dst,
 			       ibtrs_clt_state_names[READ_ONCE(p->state)],
-			       atomic64_read(&p->reqs), atomic64_read(&p->rsps),
-			       atomic64_read(&p->reg_wrs),
-			       atomic64_read(&p->local_invs),
+			       ibtrs_clt_path_sum(p, reqs),
+			       ibtrs_clt_path_sum(p, rsps),
+			       ibtrs_clt_path_sum(p, reg_wrs),
+			       ibtrs_clt_path_sum(p, local_invs),
 			       atomic64_read(&p->hb_sent), p->hb_rtt_us,
 			       atomic64_read(&p->proto_errors),
 			       atomic64_read(&p->failovers),
 			       atomic64_read(&p->reconnects),
-			       atomic_read(&p->inflight),
-			       atomic64_read(&p->msgs), p->ncons);
+			       ibtrs_clt_path_sum(p, inflight),
+			       ibtrs_clt_path_sum(p, msgs),
+			       ibtrs_clt_path_sum(p, sig_reqs),
+			       ibtrs_clt_path_sum(p, poll_cqes), p->ncons);
 	}
 	mutex_unlock(&ibtrs_clt_sess_mutex);
 	return n;
@@ -537,7 +610,7 @@ static void ibtrs_clt_remove_one(struct ib_device *dev, void *client_data)
 	mutex_lock(&ibtrs_clt_sess_mutex);
 	list_for_each_entry(sess, &ibtrs_clt_sessions, list) {
 		for (i = 0; i < sess->npaths; i++) {
-			struct ibtrs_clt_path *path = sess->paths[i];
+			struct ibtrs_clt_path *path = ibtrs_clt_path_at(sess, i);
 
 			if (!path || READ_ONCE(path->dev) != dev)
 				continue;
@@ -560,7 +633,7 @@ int ibtrs_clt_add_one(struct ib_device *dev)
 	mutex_lock(&ibtrs_clt_sess_mutex);
 	list_for_each_entry(sess, &ibtrs_clt_sessions, list) {
 		for (i = 0; i < sess->npaths; i++) {
-			struct ibtrs_clt_path *path = sess->paths[i];
+			struct ibtrs_clt_path *path = ibtrs_clt_path_at(sess, i);
 
 			if (path && !path->removing &&
 			    READ_ONCE(path->state) == IBTRS_CLT_PATH_IDLE &&
@@ -586,6 +659,7 @@ static int __init ibtrs_clt_init(void)
 	if (ibtrs_clt_max_queue_depth < 1 || ibtrs_clt_max_queue_depth >= TRS_MAX_QUEUE_DEPTH ||
 	    !ibtrs_clt_hb_interval_ms || !ibtrs_clt_hb_missed_max || !ibtrs_clt_reconnect_min_ms ||
 	    ibtrs_clt_reconnect_max_ms < ibtrs_clt_reconnect_min_ms ||
+	    (ibtrs_clt_ack_timeout && (ibtrs_clt_ack_timeout < 8 || ibtrs_clt_ack_timeout > 31)) ||
 	    ibtrs_clt_mp_policy < 0 || ibtrs_clt_mp_policy >= TRS_MP_MAX) {
 		pr_err("invalid module parameter\n");
 		return -EINVAL;

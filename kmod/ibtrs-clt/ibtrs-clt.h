@@ -12,6 +12,7 @@
 #include <linux/scatterlist.h>
 
 struct ibtrs_clt_sess;
+struct cpumask;
 
 /**
  * enum ibtrs_clt_dir - direction of a request.
@@ -37,48 +38,81 @@ struct ibtrs_clt_addr {
  * typedef ibtrs_clt_conf_fn - a request is done.
  * @priv: the caller's pointer given to ibtrs_clt_request().
  * @err: 0 or a negative errno (the server's status, or a transport error).
- * Context: softirq (completion) or process. The permit is still held.
+ * @batch: the @batch given to ibtrs_clt_poll() when the completion was
+ *	reaped by it, else NULL.
+ * Context: softirq (completion), or process (ibtrs_clt_poll(), failover).
+ * The request's id is free again when this is called.
  */
-typedef void (*ibtrs_clt_conf_fn)(void *priv, int err);
-
-struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
-				      const struct ibtrs_clt_addr *paths,
-				      int npaths, u16 port);
-void ibtrs_clt_close(struct ibtrs_clt_sess *sess);
-
-/* A permit (server chunk) id, or -EAGAIN when all are in use. Any context. */
-int ibtrs_clt_get_permit(struct ibtrs_clt_sess *sess);
-void ibtrs_clt_put_permit(struct ibtrs_clt_sess *sess, int permit);
+typedef void (*ibtrs_clt_conf_fn)(void *priv, int err, void *batch);
 
 /*
- * ibtrs_clt_request() - send one request on chunk @permit. It goes on
- * connection @hint % ibtrs_clt_nr_cons() of the path the policy picks (a
- * failover keeps the index on the next path); the caller passes its
- * hardware queue. @usr (@usrlen bytes) is copied. @sg (@sg_cnt entries,
- * @datalen bytes; may be 0) must stay valid until @conf ran. Any context.
- * 0 or -errno (then @conf will not run).
+ * ibtrs_clt_open() - connect a session. @max_usr_len: the largest user
+ * header the caller will send (its request headers are sized for it).
+ * @nr_poll: connections per path beyond the interrupt-driven ones whose
+ * completions are reaped only by ibtrs_clt_poll() (0: none).
+ */
+struct ibtrs_clt_sess *ibtrs_clt_open(const char *sessname,
+				      const struct ibtrs_clt_addr *paths,
+				      int npaths, u16 port, u32 max_usr_len,
+				      int nr_poll);
+void ibtrs_clt_close(struct ibtrs_clt_sess *sess);
+
+/*
+ * ibtrs_clt_request() - send one request on chunk @id, 0 <=
+ * @id < ibtrs_clt_queue_depth(). The caller owns its ids (ibnbd-client:
+ * the block layer's tag): an id must not be used again before @conf of
+ * its previous request ran (-EBUSY and a warning otherwise). It goes on
+ * connection @hint of the path the policy picks (a failover keeps the
+ * index on the next path): 0..nr_cons-1 are interrupt-driven,
+ * nr_cons..nr_cons+nr_poll-1 polled (ibtrs_clt_poll()); a larger @hint is
+ * taken modulo nr_cons. @usr (@usrlen bytes) is copied. @sg (@sg_cnt
+ * entries, @datalen bytes; may be 0) must stay valid until @conf ran.
+ * Any context. 0 or -errno (then @conf will not run): -EAGAIN no path
+ * is up now (ctrl_loss_tmo_ms not over), -ENOTCONN none for too long.
  */
 int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
-		      int permit, unsigned int hint, const void *usr,
+		      int id, unsigned int hint, const void *usr,
 		      size_t usrlen,
 		      struct scatterlist *sg, unsigned int sg_cnt,
 		      u32 datalen, ibtrs_clt_conf_fn conf, void *priv);
 
 /*
  * ibtrs_clt_request_timeout() - the caller waited too long for its request
- * on @permit, the one it sent with @priv (a block layer timeout). Its path
+ * on @id, the one it sent with @priv (a block layer timeout). Its path
  * fails (error recovery: the teardown ends the server's access to the
  * request's buffer and re-posts the request on a path, as after any
  * failure). @final: give up on it: it is not re-posted but ends with
  * -ETIMEDOUT once its path is torn down, at once when it waits for a path.
- * A request already ended (or the permit now another's: @priv differs) is
- * left alone. Any context.
+ * A request already ended is left alone. The caller must not reuse @id
+ * meanwhile (a block layer timeout holds the request). Process context.
  */
-void ibtrs_clt_request_timeout(struct ibtrs_clt_sess *sess, int permit,
+void ibtrs_clt_request_timeout(struct ibtrs_clt_sess *sess, int id,
 			       void *priv, bool final);
 
-/* Connections per path (cons_per_path, 0: online CPUs); fixed at open. */
+/*
+ * ibtrs_clt_poll() - reap the completions of polled connection @hint
+ * (nr_cons <= @hint < nr_cons + nr_poll) of every path; the requests that
+ * end call their @conf with @batch. Completions found, or 0 when another
+ * caller polls that connection now. Process context (blk-mq's .poll).
+ */
+int ibtrs_clt_poll(struct ibtrs_clt_sess *sess, unsigned int hint,
+		   void *batch);
+
+/*
+ * ibtrs_clt_con_affinity() - the CPUs that receive the completion
+ * interrupts of interrupt-driven connection @hint (its completion vector
+ * is @hint on the device of the first path), or NULL when the device does
+ * not tell (then any mapping is as good).
+ */
+const struct cpumask *ibtrs_clt_con_affinity(struct ibtrs_clt_sess *sess,
+					     unsigned int hint);
+
+/*
+ * Interrupt-driven connections per path (cons_per_path, 0: online CPUs)
+ * and polled ones (ibtrs_clt_open()'s @nr_poll); fixed at open.
+ */
 int ibtrs_clt_nr_cons(const struct ibtrs_clt_sess *sess);
+int ibtrs_clt_nr_poll(const struct ibtrs_clt_sess *sess);
 u32 ibtrs_clt_queue_depth(const struct ibtrs_clt_sess *sess);
 u32 ibtrs_clt_max_io_size(const struct ibtrs_clt_sess *sess);
 u32 ibtrs_clt_max_segments(const struct ibtrs_clt_sess *sess);

@@ -17,35 +17,49 @@
 /* ---------------------------------------------------------------- */
 /* Answers                                                           */
 
-/* Post the answer of @op (and a read's data before it). Under sess->lock. */
-static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op, int status, u32 len)
+/*
+ * Post the answer of @op (and a read's data before it) on @con of @path,
+ * in an RCU read section that saw @path open: the close work waits for it
+ * before it drains. Unsignaled but one in IBTRS_SIG_EVERY: nothing of the
+ * IO waits for the send's completion.
+ */
+static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op,
+			       struct ibtrs_srv_path *path,
+			       struct ibtrs_srv_con *con, int status, u32 len)
 {
-	struct ibtrs_srv_path *path = op->path;
-	struct ibtrs_srv_con *con = op->con;
-	struct ib_rdma_wr data_wr = {};
-	struct ib_send_wr rsp_wr = {};
-	const struct ib_send_wr *first = &rsp_wr;
-	struct ib_sge data_sge, rsp_sge;
+	struct ib_send_wr *rsp_wr = &op->rsp_wr;
+	const struct ib_send_wr *first = rsp_wr;
 	u32 imm;
+	int ret;
 
 	if (op->req.type == TRS_MSG_IO_READ && !status && len) {
+		struct ib_rdma_wr *data_wr = &op->data_wr;
+
 		/* what the block layer or the user put there, for the device */
-		ibtrs_srv_sync_chunk(path, op->id, 0, len, false);
-		data_sge.addr = path->mr->iova +
-				(u64)op->id * op->sess->ctx->slot_size;
-		data_sge.length = len;
-		data_sge.lkey = path->mr->lkey;
-		data_wr.wr.wr_cqe = &con->send_cqe;
-		data_wr.wr.opcode = IB_WR_RDMA_WRITE;
-		data_wr.wr.sg_list = &data_sge;
-		data_wr.wr.num_sge = 1;
-		data_wr.wr.next = &rsp_wr;
-		data_wr.remote_addr = op->req.raddr;
-		data_wr.rkey = op->req.rkey;
-		first = &data_wr.wr;
+		if (path->need_sync)
+			ibtrs_srv_sync_chunk(path, op->id, 0, len, false);
+		op->data_sge.addr = path->mr->iova +
+				    (u64)op->id * op->sess->ctx->slot_size;
+		op->data_sge.length = len;
+		op->data_sge.lkey = path->mr->lkey;
+		data_wr->wr.next = rsp_wr;
+		data_wr->wr.wr_cqe = &con->send_cqe;
+		data_wr->wr.opcode = IB_WR_RDMA_WRITE;
+		data_wr->wr.send_flags = 0;
+		data_wr->wr.sg_list = &op->data_sge;
+		data_wr->wr.num_sge = 1;
+		data_wr->remote_addr = op->req.raddr;
+		data_wr->rkey = op->req.rkey;
+		first = &data_wr->wr;
 	}
-	rsp_wr.wr_cqe = &con->send_cqe;
-	rsp_wr.send_flags = IB_SEND_SIGNALED;
+	/* every field of the answer's work request is set below */
+	rsp_wr->next = NULL;
+	rsp_wr->wr_cqe = &con->send_cqe;
+	rsp_wr->send_flags = 0;
+	if (!(atomic_inc_return(&con->sig_cnt) & (IBTRS_SIG_EVERY - 1))) {
+		rsp_wr->send_flags = IB_SEND_SIGNALED;
+		this_cpu_inc(path->stats->sig_rsps);
+	}
 	if (op->req.type == TRS_MSG_IO_READ ||
 	    (op->req.flags & TRS_IO_F_NEED_INV)) {
 		/*
@@ -66,32 +80,66 @@ static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op, int status, u32 len)
 		ib_dma_sync_single_for_device(path->dev, con->txb.dma + off,
 					      sizeof(struct trs_msg_io_rsp),
 					      DMA_TO_DEVICE);
-		rsp_sge.addr = con->txb.dma + off;
-		rsp_sge.length = sizeof(struct trs_msg_io_rsp);
-		rsp_sge.lkey = path->pd->local_dma_lkey;
-		rsp_wr.opcode = inv ? IB_WR_SEND_WITH_INV : IB_WR_SEND;
-		rsp_wr.ex.invalidate_rkey = inv ? op->req.rkey : 0;
-		rsp_wr.sg_list = &rsp_sge;
-		rsp_wr.num_sge = 1;
+		op->rsp_sge.addr = con->txb.dma + off;
+		op->rsp_sge.length = sizeof(struct trs_msg_io_rsp);
+		op->rsp_sge.lkey = path->pd->local_dma_lkey;
+		rsp_wr->opcode = inv ? IB_WR_SEND_WITH_INV : IB_WR_SEND;
+		rsp_wr->ex.invalidate_rkey = inv ? op->req.rkey : 0;
+		rsp_wr->sg_list = &op->rsp_sge;
+		rsp_wr->num_sge = 1;
 	} else {
 		if (trs_imm_pack(TRS_IMM_IO_RSP, op->id, status, &imm))
 			imm = trs_to_imm(TRS_IMM_IO_RSP, op->id, EIO);
-		rsp_wr.opcode = IB_WR_SEND_WITH_IMM;
-		rsp_wr.ex.imm_data = cpu_to_be32(imm);
+		rsp_wr->opcode = IB_WR_SEND_WITH_IMM;
+		rsp_wr->ex.imm_data = cpu_to_be32(imm);
+		rsp_wr->sg_list = NULL;
+		rsp_wr->num_sge = 0;
 	}
-	return ib_post_send(con->qp, first, NULL);
+	ret = ib_post_send(con->qp, first, NULL);
+	if (!ret)
+		this_cpu_inc(path->stats->rsps);
+	return ret;
 }
 
-/* Drop @op's claim on its chunk. Under sess->lock; true: free the session. */
-static bool ibtrs_srv_op_release(struct ibtrs_srv_op *op)
+/* Chunks not FREE. Under sess->lock (or with nothing running any more). */
+unsigned int ibtrs_srv_busy_ops(struct ibtrs_srv_sess *sess)
 {
-	struct ibtrs_srv_sess *sess = op->sess;
+	unsigned int i, n = 0;
 
-	op->state = IBTRS_OP_FREE;
-	op->path = NULL;
-	op->con = NULL;
-	sess->active_ops--;
-	return sess->dead && !sess->active_ops;
+	for (i = 0; i < sess->queue_depth; i++)
+		n += atomic_read(&sess->ops[i].state) != IBTRS_OP_FREE;
+	return n;
+}
+
+/*
+ * A dead session (no path left) is freed once no chunk is busy: whoever
+ * frees a chunk and sees the session dead checks, and so does the close
+ * work that killed it (after a full barrier: of the two, one sees the
+ * other). @may_sleep: free here, else in a work item.
+ */
+void ibtrs_srv_sess_dead_check(struct ibtrs_srv_sess *sess, bool may_sleep)
+{
+	unsigned long flags;
+	bool free_sess;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	free_sess = sess->dead && !sess->freeing && !ibtrs_srv_busy_ops(sess);
+	if (free_sess)
+		sess->freeing = true;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	if (!free_sess)
+		return;
+	if (may_sleep)
+		ibtrs_srv_sess_free(sess);
+	else
+		queue_work(ibtrs_srv_wq, &sess->free_work);
+}
+
+/* @op went FREE (a full barrier before): its session may have died. */
+static void ibtrs_srv_op_freed(struct ibtrs_srv_sess *sess, bool may_sleep)
+{
+	if (unlikely(READ_ONCE(sess->dead)))
+		ibtrs_srv_sess_dead_check(sess, may_sleep);
 }
 
 int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
@@ -99,8 +147,7 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	struct ibtrs_srv_sess *sess = op->sess;
 	struct ibtrs_srv_path *path;
 	unsigned long flags;
-	bool free_sess = false;
-	int err = 0, perr;
+	int err = 0, perr, state;
 	u32 rlen;
 
 	/* A read answer must cover the request (trs/common/proto.c). */
@@ -111,38 +158,61 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 				   op->req.sg_cnt ? op->req.rlen : 0);
 		err = -EINVAL;
 	}
-	len = rlen;
-	spin_lock_irqsave(&sess->lock, flags);
-	if (WARN_ON_ONCE(op->state != IBTRS_OP_ACTIVE)) {
-		spin_unlock_irqrestore(&sess->lock, flags);
+	state = atomic_read(&op->state);
+	if (WARN_ON_ONCE(state != IBTRS_OP_ACTIVE && state != IBTRS_OP_PENDING))
 		return -EINVAL;
-	}
-	path = op->path;
-	if (path && !path->closed) {
-		perr = ibtrs_srv_post_resp(op, status, len);
-		if (!perr)
-			path->rsps++;
-		else
+	rcu_read_lock();
+	path = READ_ONCE(op->path);
+	if (path && !READ_ONCE(path->closed)) {
+		perr = ibtrs_srv_post_resp(op, path, READ_ONCE(op->con), status,
+					   rlen);
+		if (perr)
 			ibtrs_srv_path_fail(path, "posting the answer of chunk %u: %d",
 					    op->id, perr);
 	}
+	rcu_read_unlock();
+	if (likely(atomic_cmpxchg(&op->state, IBTRS_OP_ACTIVE,
+				  IBTRS_OP_FREE) == IBTRS_OP_ACTIVE)) {
+		ibtrs_srv_op_freed(sess, false);
+		return err;
+	}
+	/* PENDING: a retry waits for this answer (it changes under the lock) */
+	spin_lock_irqsave(&sess->lock, flags);
+	WRITE_ONCE(op->path, NULL);
+	op->con = NULL;
 	if (op->pending_path) {
-		op->state = IBTRS_OP_QUEUED;
-		op->path = NULL;
-		op->con = NULL;
+		atomic_set(&op->state, IBTRS_OP_QUEUED);
 		queue_work(ibtrs_srv_io_wq, &op->start_work);
 	} else {
-		free_sess = ibtrs_srv_op_release(op);
+		/* its path closed meanwhile */
+		atomic_set(&op->state, IBTRS_OP_FREE);
 	}
 	spin_unlock_irqrestore(&sess->lock, flags);
-	if (free_sess)
-		queue_work(ibtrs_srv_wq, &sess->free_work);
+	smp_mb();	/* FREE before the dead check: see ibtrs_srv_op_freed() */
+	ibtrs_srv_op_freed(sess, false);
 	return err;
 }
 EXPORT_SYMBOL_GPL(ibtrs_srv_resp);
 
 /* ---------------------------------------------------------------- */
 /* Requests                                                          */
+
+/* @op (ACTIVE or PENDING, not handed to the user) is given up. */
+static void ibtrs_srv_op_drop(struct ibtrs_srv_op *op, bool may_sleep)
+{
+	struct ibtrs_srv_sess *sess = op->sess;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	op->pending_path = NULL;
+	op->pending_con = NULL;
+	WRITE_ONCE(op->path, NULL);
+	op->con = NULL;
+	atomic_set(&op->state, IBTRS_OP_FREE);
+	spin_unlock_irqrestore(&sess->lock, flags);
+	smp_mb();	/* FREE before the dead check */
+	ibtrs_srv_op_freed(sess, may_sleep);
+}
 
 /*
  * @op is ACTIVE on @path: validate its header from a private copy (@hdr)
@@ -159,11 +229,9 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 	u32 hdr_len = min_t(u32, p->hdr_area, sizeof(struct trs_msg_io_req) +
 			    p->max_usr_len + 1);
 	const char *why = "";
-	unsigned long flags;
 	enum ibtrs_dir dir;
 	size_t datalen;
 	void *data;
-	bool free_sess;
 	int ret;
 
 	/*
@@ -171,20 +239,15 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 	 * the request header and its user header are copied and synced, not
 	 * the whole area.
 	 */
-	ibtrs_srv_sync_chunk(path, op->id, p->chunk_size, hdr_len, true);
+	if (path->need_sync)
+		ibtrs_srv_sync_chunk(path, op->id, p->chunk_size, hdr_len, true);
 	invalidate_kernel_vmap_range(slot + p->chunk_size, hdr_len);
 	hdr_len = trs_io_req_copy(hdr, slot + p->chunk_size, p->hdr_area,
 				  p->max_usr_len);
 	ret = trs_io_req_decode(hdr, hdr_len, p->chunk_size,
 				p->max_usr_len, &op->req, &why);
 	if (ret) {
-		spin_lock_irqsave(&sess->lock, flags);
-		op->pending_path = NULL;
-		op->pending_con = NULL;
-		free_sess = ibtrs_srv_op_release(op);
-		spin_unlock_irqrestore(&sess->lock, flags);
-		if (free_sess)
-			queue_work(ibtrs_srv_wq, &sess->free_work);
+		ibtrs_srv_op_drop(op, true);
 		ibtrs_srv_path_fail(path, "invalid request in chunk %u: %s",
 				    op->id, why);
 		return;
@@ -193,8 +256,10 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 		dir = IBTRS_WRITE;
 		datalen = op->req.data_len;
 		data = slot + p->chunk_size - datalen;
-		ibtrs_srv_sync_chunk(path, op->id, p->chunk_size - datalen,
-				     datalen, true);
+		if (path->need_sync)
+			ibtrs_srv_sync_chunk(path, op->id,
+					     p->chunk_size - datalen, datalen,
+					     true);
 	} else {
 		dir = IBTRS_READ;
 		datalen = op->req.sg_cnt ? op->req.rlen : 0;
@@ -214,7 +279,6 @@ void ibtrs_srv_op_start_work(struct work_struct *work)
 					       start_work);
 	struct ibtrs_srv_sess *sess = op->sess;
 	struct ibtrs_srv_path *path;
-	bool free_sess = false;
 	u8 *hdr;
 
 	spin_lock_irq(&sess->lock);
@@ -222,16 +286,16 @@ void ibtrs_srv_op_start_work(struct work_struct *work)
 	op->pending_path = NULL;
 	if (!path || path->closed) {
 		op->pending_con = NULL;
-		free_sess = ibtrs_srv_op_release(op);
+		atomic_set(&op->state, IBTRS_OP_FREE);
 		spin_unlock_irq(&sess->lock);
-		if (free_sess)
-			ibtrs_srv_sess_free(sess);
+		smp_mb();	/* FREE before the dead check */
+		ibtrs_srv_op_freed(sess, true);
 		return;
 	}
-	op->state = IBTRS_OP_ACTIVE;
-	op->path = path;
+	WRITE_ONCE(op->path, path);
 	op->con = op->pending_con;
 	op->pending_con = NULL;
+	atomic_set(&op->state, IBTRS_OP_ACTIVE);
 	spin_unlock_irq(&sess->lock);
 
 	hdr = kmalloc(TRS_HDR_AREA, GFP_KERNEL);
@@ -243,53 +307,99 @@ void ibtrs_srv_op_start_work(struct work_struct *work)
 	kfree(hdr);
 }
 
-static void ibtrs_srv_io_req(struct ibtrs_srv_con *con, u32 id)
+/*
+ * A request for chunk @op that is busy: a retry of a failed path's request
+ * (the client re-sends a chunk only after it gave up the path it last sent
+ * it on), parked until the original is answered; a newer retry replaces an
+ * earlier one, whose path we may not have seen fail yet. 0, or -EAGAIN:
+ * the chunk became FREE meanwhile, start it.
+ */
+static int ibtrs_srv_io_req_busy(struct ibtrs_srv_con *con,
+				 struct ibtrs_srv_op *op)
 {
 	struct ibtrs_srv_path *path = con->path;
 	struct ibtrs_srv_sess *sess = path->sess;
-	struct ibtrs_srv_op *op = &sess->ops[id];
-	unsigned long flags;
+	int state, ret = 0;
 
-	spin_lock_irqsave(&sess->lock, flags);
-	if (op->state != IBTRS_OP_FREE) {
-		/* a client never re-sends a chunk on the path it is busy on */
-		if (op->path == path || op->pending_path == path) {
-			spin_unlock_irqrestore(&sess->lock, flags);
-			ibtrs_srv_path_fail(path, "request for chunk %u which is busy on this path",
-					    id);
-			return;
-		}
-		/*
-		 * A failed-over retry overtook the original's answer (ACTIVE),
-		 * or the original was answered and an earlier retry waits to
-		 * be started (QUEUED). The client re-sends a chunk only after
-		 * it gave up the path it last sent it on, so the newest retry
-		 * is the one it waits for: it replaces an earlier one, whose
-		 * path we may not have seen fail yet.
-		 */
-		op->pending_path = path;
-		op->pending_con = con;
-		path->reqs++;
-		path->deferred++;
-		spin_unlock_irqrestore(&sess->lock, flags);
-		return;
+	spin_lock_irq(&sess->lock);
+	state = atomic_read(&op->state);
+	if (state == IBTRS_OP_FREE) {
+		ret = -EAGAIN;
+		goto out_unlock;
 	}
-	op->state = IBTRS_OP_ACTIVE;
-	op->path = path;
+	/* a client never re-sends a chunk on the path it is busy on */
+	if (READ_ONCE(op->path) == path || op->pending_path == path) {
+		spin_unlock_irq(&sess->lock);
+		ibtrs_srv_path_fail(path, "request for chunk %u which is busy on this path",
+				    op->id);
+		return 0;
+	}
+	/* ACTIVE -> PENDING races the answer's ACTIVE -> FREE */
+	if (state == IBTRS_OP_ACTIVE &&
+	    atomic_cmpxchg(&op->state, IBTRS_OP_ACTIVE,
+			   IBTRS_OP_PENDING) != IBTRS_OP_ACTIVE) {
+		ret = -EAGAIN;
+		goto out_unlock;
+	}
+	op->pending_path = path;
+	op->pending_con = con;
+	this_cpu_inc(path->stats->reqs);
+	path->deferred++;
+out_unlock:
+	spin_unlock_irq(&sess->lock);
+	return ret;
+}
+
+static void ibtrs_srv_io_req(struct ibtrs_srv_con *con, u32 id)
+{
+	struct ibtrs_srv_path *path = con->path;
+	struct ibtrs_srv_op *op = &path->sess->ops[id];
+
+	while (atomic_cmpxchg(&op->state, IBTRS_OP_FREE,
+			      IBTRS_OP_ACTIVE) != IBTRS_OP_FREE)
+		if (!ibtrs_srv_io_req_busy(con, op))
+			return;
+	WRITE_ONCE(op->path, path);
 	op->con = con;
-	sess->active_ops++;
-	path->reqs++;
-	spin_unlock_irqrestore(&sess->lock, flags);
+	this_cpu_inc(path->stats->reqs);
 	ibtrs_srv_op_start(op, path, con->hdr);
 }
 
 /* ---------------------------------------------------------------- */
 /* Receives, INFO, heartbeats                                        */
 
+/* The first post of @iu: its receive work request is made here. */
 int ibtrs_srv_post_recv(struct ibtrs_srv_con *con, struct ibtrs_srv_iu *iu)
 {
-	return ibtrs_post_recv_one(con->qp, con->path->pd, &iu->cqe, iu->dma,
-				   TRS_MAX_RECV_MSG);
+	iu->sge.addr = iu->dma;
+	iu->sge.length = TRS_MAX_RECV_MSG;
+	iu->sge.lkey = con->path->pd->local_dma_lkey;
+	iu->wr.wr_cqe = &iu->cqe;
+	iu->wr.sg_list = &iu->sge;
+	iu->wr.num_sge = 1;
+	iu->wr.next = NULL;
+	return ib_post_recv(con->qp, &iu->wr, NULL);
+}
+
+/*
+ * Post the chain of consumed receives of @con. Only the CQ's own work
+ * calls it (one handler at a time per CQ).
+ */
+void ibtrs_srv_recv_flush(struct ibtrs_srv_con *con)
+{
+	struct ib_recv_wr *first = ibtrs_rx_chain_take(&con->rx_chain);
+
+	if (first && ib_post_recv(con->qp, first, NULL))
+		ibtrs_srv_path_fail(con->path, "reposting receives failed");
+}
+
+/* @iu is consumed: re-post it with the next IBTRS_RX_BATCH - 1. */
+static void ibtrs_srv_recv_again(struct ibtrs_srv_iu *iu)
+{
+	struct ibtrs_srv_con *con = iu->con;
+
+	if (ibtrs_rx_chain_add(&con->rx_chain, &iu->wr, IBTRS_RX_BATCH))
+		ibtrs_srv_recv_flush(con);
 }
 
 /* SEND_WITH_IMM without payload on connection 0. Under sess->lock. */
@@ -408,6 +518,43 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 		path->addr, n, n > 1 ? "s" : "");
 }
 
+/*
+ * A message that is not a request (INFO_REQ): copied out of its buffer
+ * before the buffer is posted again. Not inlined: its copy's stack (zeroed
+ * by the kernel's INIT_STACK_ALL_ZERO) stays off the IO path.
+ */
+static noinline void ibtrs_srv_recv_msg(struct ibtrs_srv_iu *iu,
+					const struct trs_rx_msg *m)
+{
+	struct ibtrs_srv_con *con = iu->con;
+	u8 msg[TRS_MAX_RECV_MSG];
+
+	memcpy(msg, iu->buf, m->len);
+	ib_dma_sync_single_for_device(con->path->dev, iu->dma, TRS_MAX_RECV_MSG,
+				      DMA_FROM_DEVICE);
+	ibtrs_srv_recv_again(iu);
+	ibtrs_srv_recv_flush(con);
+	ibtrs_srv_info_req(con, msg, m->len);
+}
+
+/* A heartbeat (answered) or its ack (only life). */
+static noinline void ibtrs_srv_recv_hb(struct ibtrs_srv_con *con,
+				       const struct trs_rx_msg *m)
+{
+	struct ibtrs_srv_path *path = con->path;
+	struct ibtrs_srv_sess *sess = path->sess;
+	int err = 0;
+
+	ibtrs_srv_recv_flush(con);
+	if (m->kind != TRS_RX_HB)
+		return;
+	spin_lock_irq(&sess->lock);
+	err = ibtrs_srv_post_imm(path, trs_to_imm(TRS_IMM_HB_ACK, m->id, 0));
+	spin_unlock_irq(&sess->lock);
+	if (err)
+		ibtrs_srv_path_fail(path, "cannot answer a heartbeat: %d", err);
+}
+
 void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct ibtrs_srv_iu *iu = container_of(wc->wr_cqe, struct ibtrs_srv_iu,
@@ -415,9 +562,8 @@ void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct ibtrs_srv_con *con = iu->con;
 	struct ibtrs_srv_path *path = con->path;
 	struct ibtrs_srv_sess *sess = path->sess;
-	struct trs_rx_wc w = {};
+	struct trs_rx_wc w;
 	struct trs_rx_msg m;
-	u8 msg[TRS_MAX_RECV_MSG];
 	const char *why = "";
 	int err;
 
@@ -448,30 +594,17 @@ void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				    why, wc->opcode, wc->byte_len);
 		return;
 	}
-	if (m.kind == TRS_RX_MSG)
-		memcpy(msg, iu->buf, m.len);
+	/* any receive is life; the heartbeat tick reads it */
+	WRITE_ONCE(con->last_rx, jiffies);
+	if (unlikely(m.kind == TRS_RX_MSG)) {	/* INFO_REQ, the only one */
+		ibtrs_srv_recv_msg(iu, &m);
+		return;
+	}
 	ib_dma_sync_single_for_device(path->dev, iu->dma, TRS_MAX_RECV_MSG,
 				      DMA_FROM_DEVICE);
-	err = ibtrs_srv_post_recv(con, iu);
-	if (err) {
-		ibtrs_srv_path_fail(path, "reposting a receive: %d", err);
-		return;
-	}
-
-	spin_lock_irq(&sess->lock);
-	trs_hb_on_rx(&path->hb, ibtrs_now_us());	/* any receive is life */
-	if (m.kind == TRS_RX_HB)
-		err = ibtrs_srv_post_imm(path, trs_to_imm(TRS_IMM_HB_ACK, m.id, 0));
-	spin_unlock_irq(&sess->lock);
-	if (err) {
-		ibtrs_srv_path_fail(path, "cannot answer a heartbeat: %d", err);
-		return;
-	}
+	ibtrs_srv_recv_again(iu);
 
 	switch (m.kind) {
-	case TRS_RX_HB:
-	case TRS_RX_HB_ACK:	/* only life; the server keeps no RTT */
-		break;
 	case TRS_RX_IO_REQ:
 		if (!READ_ONCE(path->joined)) {
 			ibtrs_srv_path_fail(path, "IO request before the path joined");
@@ -479,12 +612,38 @@ void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		}
 		ibtrs_srv_io_req(con, m.id);
 		break;
-	case TRS_RX_MSG:	/* INFO_REQ, the only valid message */
-		ibtrs_srv_info_req(con, msg, m.len);
+	case TRS_RX_HB:
+	case TRS_RX_HB_ACK:	/* only life; the server keeps no RTT */
+		ibtrs_srv_recv_hb(con, &m);
 		break;
 	default:
 		ibtrs_srv_path_fail(path, "unexpected receive kind %d", m.kind);
 	}
+}
+
+/*
+ * The newest receive of any connection of @path, in microseconds (the
+ * connections record it in jiffies; 0 while none was made).
+ */
+u64 ibtrs_srv_last_rx_us(struct ibtrs_srv_path *path, u64 now)
+{
+	unsigned long newest = 0, j;
+	bool any = false;
+	int i;
+
+	for (i = 0; i < path->ncons; i++) {
+		if (!READ_ONCE(path->cons[i].cm_id))
+			continue;
+		j = READ_ONCE(path->cons[i].last_rx);
+		if (!any || time_after(j, newest))
+			newest = j;
+		any = true;
+	}
+	if (!any)
+		return 0;
+	/* capped: a path is dead long before that */
+	j = min_t(unsigned long, jiffies - newest, 1000 * HZ);
+	return now - min_t(u64, now, jiffies_to_usecs(j));
 }
 
 void ibtrs_srv_hb_work(struct work_struct *work)
@@ -503,6 +662,7 @@ void ibtrs_srv_hb_work(struct work_struct *work)
 		spin_unlock_irq(&sess->lock);
 		return;
 	}
+	trs_hb_on_rx(&path->hb, ibtrs_srv_last_rx_us(path, now));
 	tmo = trs_hb_timeout_us(&path->hb);
 	idle = trs_hb_idle_us(&path->hb, now);
 	if (!path->joined) {

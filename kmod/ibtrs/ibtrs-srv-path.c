@@ -95,10 +95,14 @@ static int ibtrs_srv_con_create(struct ibtrs_srv_con *con)
 	struct ibtrs_srv_path *path = con->path;
 	struct ib_device *dev = path->dev;
 	u32 qd = path->sess->queue_depth;
-	/* per IO: the RDMA_WRITE of read data + the answer; + HB, INFO, REG */
-	u32 sq = 2 * qd + 16;
-	/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ */
-	u32 rq = qd + IBTRS_RX_EXTRA;
+	/*
+	 * per IO: the RDMA_WRITE of read data + the answer; the entries of
+	 * answers not retired yet (one in IBTRS_SIG_EVERY is signaled);
+	 * + HB, INFO, REG
+	 */
+	u32 sq = 2 * (qd + IBTRS_SIG_EVERY) + 16;
+	/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ, a repost batch */
+	u32 rq = qd + IBTRS_RX_EXTRA + IBTRS_RX_BATCH;
 	u32 i;
 	int err;
 
@@ -134,6 +138,8 @@ static int ibtrs_srv_con_create(struct ibtrs_srv_con *con)
 	if (!con->hdr || !con->rx)
 		goto out_destroy;
 	con->send_cqe.done = ibtrs_srv_send_done;
+	atomic_set(&con->sig_cnt, 0);
+	con->last_rx = jiffies;
 	for (i = 0; i < rq; i++) {
 		struct ibtrs_srv_iu *iu = &con->rx[i];
 
@@ -207,14 +213,48 @@ static void ibtrs_srv_path_unmap_pool(struct ibtrs_srv_path *path)
 	kvfree(path->blk_dma);
 }
 
+/*
+ * The chunks of closing @path lose it: their answers are dropped, a retry
+ * parked on it is forgotten. Under sess->lock.
+ */
+static void ibtrs_srv_path_orphan_ops(struct ibtrs_srv_path *path)
+{
+	struct ibtrs_srv_sess *sess = path->sess;
+	u32 i;
+
+	for (i = 0; i < sess->queue_depth; i++) {
+		struct ibtrs_srv_op *op = &sess->ops[i];
+
+		if (op->pending_path == path) {
+			op->pending_path = NULL;
+			op->pending_con = NULL;
+		}
+		if (READ_ONCE(op->path) == path) {
+			WRITE_ONCE(op->path, NULL);
+			op->con = NULL;
+		}
+	}
+}
+
+/* A closed path's memory, a grace period after its close. */
+static void ibtrs_srv_path_free_rcu(struct rcu_head *rcu)
+{
+	struct ibtrs_srv_path *path = container_of(rcu, struct ibtrs_srv_path,
+						   rcu);
+
+	free_percpu(path->stats);
+	kfree(path->cons);
+	kfree(path);
+}
+
 static void ibtrs_srv_path_close_work(struct work_struct *work)
 {
 	struct ibtrs_srv_path *path = container_of(work, struct ibtrs_srv_path,
 						   close_work);
 	struct ibtrs_srv_sess *sess = path->sess;
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
-	unsigned long deadline;
-	bool last, free_sess;
+	unsigned long deadline, gp;
+	bool last;
 	u32 i;
 
 	/*
@@ -225,21 +265,17 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 	 */
 	mutex_lock(&ctx->mutex);
 	spin_lock_irq(&sess->lock);
-	path->closed = true;
-	for (i = 0; i < sess->queue_depth; i++) {
-		struct ibtrs_srv_op *op = &sess->ops[i];
-
-		if (op->pending_path == path) {
-			op->pending_path = NULL;
-			op->pending_con = NULL;
-		}
-		if (op->path == path) {
-			op->path = NULL;
-			op->con = NULL;
-		}
-	}
+	WRITE_ONCE(path->closed, true);
+	ibtrs_srv_path_orphan_ops(path);
 	spin_unlock_irq(&sess->lock);
 	mutex_unlock(&ctx->mutex);
+	/*
+	 * Answers post in RCU read sections that saw the path open: after a
+	 * grace period none is running and none starts, so nothing is posted
+	 * behind the drain markers below. The grace period runs while the
+	 * peer's DREP is awaited.
+	 */
+	gp = start_poll_synchronize_rcu();
 	cancel_delayed_work_sync(&path->hb_work);
 	/* a deferred start may still use the path */
 	for (i = 0; i < sess->queue_depth; i++)
@@ -262,9 +298,19 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 			wait_for_completion_timeout(&path->cons[i].cm_done,
 						    left);
 	}
+	cond_synchronize_rcu(gp);
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].qp)
 			ib_drain_qp(path->cons[i].qp);
+	/*
+	 * Every request of the path was received (its CQs are drained): the
+	 * ones that took their chunk after the first pass are let go now. An
+	 * answer may still read the path (and see it closed): it is freed
+	 * after a grace period.
+	 */
+	spin_lock_irq(&sess->lock);
+	ibtrs_srv_path_orphan_ops(path);
+	spin_unlock_irq(&sess->lock);
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].cm_id)
 			ibtrs_srv_con_destroy(&path->cons[i]);
@@ -290,19 +336,17 @@ static void ibtrs_srv_path_close_work(struct work_struct *work)
 	mutex_unlock(&ctx->mutex);
 	pr_info("sess %s: path from %s closed%s\n", ibtrs_sess_name(sess),
 		path->addr, last ? ", no path left" : "");
-	kfree(path->cons);
-	kfree(path);
+	call_rcu(&path->rcu, ibtrs_srv_path_free_rcu);
 	if (!last)
 		return;
 	if (sess->link_up && ctx->ops.link_ev)
 		ctx->ops.link_ev(sess, IBTRS_SRV_LINK_EV_DISCONNECTED,
 				 sess->priv);
 	spin_lock_irq(&sess->lock);
-	sess->dead = true;
-	free_sess = !sess->active_ops;
+	WRITE_ONCE(sess->dead, true);
 	spin_unlock_irq(&sess->lock);
-	if (free_sess)
-		ibtrs_srv_sess_free(sess);
+	smp_mb();	/* dead before the scan: see ibtrs_srv_op_freed() */
+	ibtrs_srv_sess_dead_check(sess, true);
 }
 
 static struct ibtrs_srv_path *
@@ -316,13 +360,16 @@ ibtrs_srv_path_create(struct ibtrs_srv_sess *sess,
 	if (!path)
 		return ERR_PTR(-ENOMEM);
 	path->cons = kcalloc(in->cid_num, sizeof(*path->cons), GFP_KERNEL);
-	if (!path->cons)
-		goto out_free_path;
+	path->stats = alloc_percpu(struct ibtrs_srv_stats);
+	if (!path->cons || !path->stats)
+		goto out_free_cons;
 	path->sess = sess;
 	path->ncons = in->cid_num;
 	path->recon_cnt = in->recon_cnt;
 	memcpy(path->uuid, in->path_uuid, TRS_UUID_LEN);
 	path->dev = id->device;
+	/* rxe maps nothing: no chunk syncs */
+	path->need_sync = !ib_uses_virt_dma(path->dev);
 	path->reg_cqe.done = ibtrs_srv_reg_done;
 	path->hb_cqe.done = ibtrs_srv_hb_done;
 	INIT_DELAYED_WORK(&path->hb_work, ibtrs_srv_hb_work);
@@ -351,8 +398,8 @@ out_unmap_pool:
 	ibtrs_srv_path_unmap_pool(path);
 	ib_dealloc_pd(path->pd);
 out_free_cons:
+	free_percpu(path->stats);
 	kfree(path->cons);
-out_free_path:
 	kfree(path);
 	return ERR_PTR(err);
 }

@@ -20,10 +20,18 @@
 
 #define IBTRS_TICK_MS		50	/* heartbeat work period */
 #define IBTRS_RX_EXTRA		32	/* receives beyond one per chunk: HB, INFO */
+/* receives are re-posted in chains of this many; the ring holds as many more */
+#define IBTRS_RX_BATCH		16
 #define IBTRS_ACK_TIMEOUT	14	/* 4.096 us * 2^14 = 67 ms per retry */
 #define IBTRS_RSP_SLOT		32	/* bytes per chunk for its IO_RSP */
 #define IBTRS_JOIN_GRACE_US	(10ULL * USEC_PER_SEC)	/* after the HB timeout */
 #define IBTRS_DISC_WAIT_MS	1000	/* for the peer's DREP at teardown */
+/*
+ * Answers are posted unsignaled but every IBTRS_SIG_EVERY-th of a
+ * connection (power of 2): nothing waits for an answer's completion, and
+ * a signaled one lets the device retire the send queue entries before it.
+ */
+#define IBTRS_SIG_EVERY		16
 
 extern struct workqueue_struct *ibtrs_srv_wq;
 extern struct workqueue_struct *ibtrs_srv_io_wq;	/* op start works */
@@ -31,15 +39,24 @@ extern atomic_t ibtrs_srv_nr_sess;
 extern wait_queue_head_t ibtrs_srv_sess_wq;
 
 /**
- * enum ibtrs_srv_op_state - what occupies a chunk.
+ * enum ibtrs_srv_op_state - what occupies a chunk (&ibtrs_srv_op.state).
  * @IBTRS_OP_FREE: nothing.
  * @IBTRS_OP_ACTIVE: a request handed to the user, not answered yet.
+ * @IBTRS_OP_PENDING: ACTIVE, and a failed-over retry of it (on another
+ *	path) waits for its answer in @pending_path.
  * @IBTRS_OP_QUEUED: answered; a failed-over retry of it waits in
  *	@start_work to be started.
+ *
+ * The request's FREE -> ACTIVE and the answer's ACTIVE -> FREE are a
+ * cmpxchg each, without a lock; every transition into or out of PENDING
+ * and QUEUED (a retry) is made under the session's lock. So a retry that
+ * races the answer either finds FREE (and starts) or makes the answer see
+ * PENDING (which then takes the lock and queues the start).
  */
 enum ibtrs_srv_op_state {
 	IBTRS_OP_FREE,
 	IBTRS_OP_ACTIVE,
+	IBTRS_OP_PENDING,
 	IBTRS_OP_QUEUED,
 };
 
@@ -47,37 +64,54 @@ enum ibtrs_srv_op_state {
  * struct ibtrs_srv_op - the request of one chunk.
  * @sess: owner.
  * @id: chunk id.
- * @state: &enum ibtrs_srv_op_state, under the session's lock like the
- *	four pointers below.
+ * @state: &enum ibtrs_srv_op_state.
  * @path: the path the request came on; NULL once that path is gone (the
- *	answer is then dropped).
+ *	answer is then dropped). Written by the request (the path's CQ
+ *	context) or under the session's lock, read by the answer in an RCU
+ *	read section (the path is freed after a grace period).
  * @con: its connection: a read's answer must use the QP the client bound
  *	its memory window on.
  * @pending_path: a retried request for this chunk that came (on another
  *	path) while the old one was still served; started after its answer.
- *	A newer retry (the client gave up that path too) replaces it.
+ *	A newer retry (the client gave up that path too) replaces it. Under
+ *	the session's lock.
  * @pending_con: the connection of @pending_path it came on.
  * @start_work: starts the pending request (not in the answer's context).
  * @req: the validated request header (host order), stable while ACTIVE.
+ * @data_wr: a read answer's RDMA_WRITE; with @rsp_wr, @data_sge and
+ *	@rsp_sge the answer's work requests, here rather than on the stack
+ *	(the kernel zeroes every stack variable: INIT_STACK_ALL_ZERO).
+ * @rsp_wr: the answer.
+ * @data_sge: see @data_wr.
+ * @rsp_sge: see @data_wr.
  */
 struct ibtrs_srv_op {
 	struct ibtrs_srv_sess *sess;
 	u32 id;
-	enum ibtrs_srv_op_state state;
+	atomic_t state;
 	struct ibtrs_srv_path *path;
 	struct ibtrs_srv_con *con;
 	struct ibtrs_srv_path *pending_path;
 	struct ibtrs_srv_con *pending_con;
 	struct work_struct start_work;
 	struct trs_io_req_info req;
+	struct ib_rdma_wr data_wr;
+	struct ib_send_wr rsp_wr;
+	struct ib_sge data_sge;
+	struct ib_sge rsp_sge;
 };
 
-/* A receive buffer; the CQ hands it back through @cqe. */
+/*
+ * A receive buffer; the CQ hands it back through @cqe. @wr (with @sge) is
+ * its receive work request, chained with others to re-post.
+ */
 struct ibtrs_srv_iu {
 	struct ib_cqe cqe;
 	struct ibtrs_srv_con *con;
 	void *buf;
 	u64 dma;
+	struct ib_recv_wr wr;
+	struct ib_sge sge;
 };
 
 /**
@@ -96,6 +130,10 @@ struct ibtrs_srv_iu {
  *	TIMEWAIT_EXIT, an error or DEVICE_REMOVAL).
  * @hdr: private copy of a request's header area (the client can still
  *	write the chunk while it is validated); used by this CQ's work only.
+ * @sig_cnt: answers posted; every IBTRS_SIG_EVERY-th is signaled.
+ * @last_rx: jiffies of the last receive (any receive is life).
+ * @rx_chain: receives consumed and not re-posted yet; touched only by
+ *	this CQ's work.
  */
 struct ibtrs_srv_con {
 	struct ibtrs_srv_path *path;
@@ -110,9 +148,24 @@ struct ibtrs_srv_con {
 	struct ib_cqe send_cqe;
 	struct completion cm_done;
 	u8 *hdr;
+	atomic_t sig_cnt;
+	unsigned long last_rx;
+	struct ibtrs_rx_chain rx_chain;
 };
 
 #define IBTRS_TX_RSP_OFF	TRS_MAX_RECV_MSG
+
+/**
+ * struct ibtrs_srv_stats - a path's IO counters, one per CPU.
+ * @reqs: IO requests received.
+ * @rsps: answers posted.
+ * @sig_rsps: answers posted signaled.
+ */
+struct ibtrs_srv_stats {
+	u64 reqs;
+	u64 rsps;
+	u64 sig_rsps;
+};
 
 enum {
 	IBTRS_PATH_FAILED,	/* close_work queued */
@@ -137,19 +190,23 @@ enum {
  * @hb_cqe: completion of heartbeats and their acks.
  * @hb: heartbeat state (trs/common/hb.c), under the session's lock.
  * @joined: INFO exchange done; under the session's lock.
- * @closed: teardown has begun, nothing may be posted any more; under the
- *	session's lock.
+ * @closed: teardown has begun, nothing may be posted any more; set under
+ *	the session's lock, read in RCU read sections that post (the close
+ *	work waits for them before it drains).
+ * @need_sync: the device maps DMA (not rxe): chunks are synced.
  * @flags: IBTRS_PATH_FAILED.
  * @hb_work: heartbeat and liveness tick.
  * @close_work: teardown.
  * @addr: the client's address, for the log.
- * @reqs: IO requests received; with @rsps and @hb_sent under the
- *	session's lock (sysfs).
- * @rsps: answers posted.
- * @hb_sent: heartbeats posted.
- * @deferred: retried requests that waited for their chunk's original.
+ * @stats: IO counters per CPU (requests received, answers posted, the
+ *	signaled ones among them).
+ * @hb_sent: heartbeats posted (under the session's lock).
+ * @deferred: retried requests that waited for their chunk's original
+ *	(under the session's lock).
  * @created_us: when the first connection came; a path must join within
  *	the heartbeat timeout + IBTRS_JOIN_GRACE_US of it, heartbeats or not.
+ * @rcu: the closed path is freed after a grace period (an answer may
+ *	still read it in an RCU read section).
  */
 struct ibtrs_srv_path {
 	struct ibtrs_srv_sess *sess;
@@ -169,15 +226,16 @@ struct ibtrs_srv_path {
 	struct trs_hb hb;
 	bool joined;
 	bool closed;
+	bool need_sync;
 	unsigned long flags;
 	struct delayed_work hb_work;
 	struct work_struct close_work;
 	char addr[64];
-	u64 reqs;
-	u64 rsps;
+	struct ibtrs_srv_stats __percpu *stats;
 	u64 hb_sent;
 	u64 deferred;
 	u64 created_us;
+	struct rcu_head rcu;
 };
 
 /**
@@ -189,11 +247,12 @@ struct ibtrs_srv_path {
  *	@npaths under @ctx->mutex.
  * @named: @name is set.
  * @link_up: the user got LINK_EV_CONNECTED.
- * @dead: no path left; freed when @active_ops drops to 0.
- * @lock: @ops, @active_ops, @dead and the paths' joined/closed/hb.
+ * @dead: no path left; freed when no chunk is busy any more.
+ * @freeing: the session's free was started (under @lock).
+ * @lock: the ops' retries (PENDING, QUEUED), @dead, @freeing and the
+ *	paths' joined/closed/hb; not taken per IO.
  * @paths: &struct ibtrs_srv_path list.
  * @npaths: entries of @paths.
- * @active_ops: chunks not FREE.
  * @priv: the user's session.
  * @queue_depth: chunks.
  * @blocks: the pool's memory, @nblocks blocks of 2^@order pages, mapped
@@ -215,10 +274,10 @@ struct ibtrs_srv_sess {
 	bool named;
 	bool link_up;
 	bool dead;
+	bool freeing;
 	spinlock_t lock;		/* see @lock above */
 	struct list_head paths;
 	int npaths;
-	unsigned int active_ops;
 	void *priv;
 	u32 queue_depth;
 	struct page **blocks;
@@ -260,10 +319,32 @@ static inline u64 ibtrs_now_us(void)
 	return ktime_to_us(ktime_get());
 }
 
+/* The memory of chunk @id of @sess (vmap()ped). */
+static inline void *ibtrs_srv_slot(struct ibtrs_srv_sess *sess, u32 id)
+{
+	return sess->pool + (size_t)id * sess->ctx->slot_size;
+}
+
 static inline const char *ibtrs_sess_name(const struct ibtrs_srv_sess *sess)
 {
 	return sess->named ? sess->name : "(unnamed)";
 }
+
+/* Sum over the CPUs of the counter at @off of @path's IO counters. */
+static inline u64 ibtrs_srv_stat_off(const struct ibtrs_srv_path *path,
+				     size_t off)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *(const u64 *)((const char *)per_cpu_ptr(path->stats, cpu) +
+				    off);
+	return n;
+}
+
+#define ibtrs_srv_stat(path, field)	\
+	ibtrs_srv_stat_off(path, offsetof(struct ibtrs_srv_stats, field))
 
 /* ibtrs-srv.c */
 extern uint ibtrs_srv_max_sessions;
@@ -276,13 +357,16 @@ struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 					     const u8 *uuid,
 					     struct ib_device *dev,
 					     const struct sockaddr *src);
-void *ibtrs_srv_slot(struct ibtrs_srv_sess *sess, u32 id);
+unsigned int ibtrs_srv_busy_ops(struct ibtrs_srv_sess *sess);
+void ibtrs_srv_sess_dead_check(struct ibtrs_srv_sess *sess, bool may_sleep);
 void ibtrs_srv_sync_chunk(struct ibtrs_srv_path *path, u32 id, u32 off,
 			  u32 len, bool for_cpu);
 extern struct ibtrs_srv_ctx *ibtrs_srv_the_ctx;
 /* ibtrs-srv-io.c */
+u64 ibtrs_srv_last_rx_us(struct ibtrs_srv_path *path, u64 now);
 void ibtrs_srv_op_start_work(struct work_struct *work);
 int ibtrs_srv_post_recv(struct ibtrs_srv_con *con, struct ibtrs_srv_iu *iu);
+void ibtrs_srv_recv_flush(struct ibtrs_srv_con *con);
 void ibtrs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void ibtrs_srv_hb_work(struct work_struct *work);
 /* ibtrs-srv-path.c */

@@ -215,6 +215,7 @@ struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 	for (i = 0; i < sess->queue_depth; i++) {
 		sess->ops[i].sess = sess;
 		sess->ops[i].id = i;
+		atomic_set(&sess->ops[i].state, IBTRS_OP_FREE);
 		INIT_WORK(&sess->ops[i].start_work, ibtrs_srv_op_start_work);
 	}
 	err = ibtrs_srv_pool_alloc(sess, dev);
@@ -227,11 +228,6 @@ struct ibtrs_srv_sess *ibtrs_srv_sess_create(struct ibtrs_srv_ctx *ctx,
 out_free_sess:
 	ibtrs_srv_sess_free(sess);	/* frees what was allocated */
 	return ERR_PTR(err);
-}
-
-void *ibtrs_srv_slot(struct ibtrs_srv_sess *sess, u32 id)
-{
-	return sess->pool + (size_t)id * sess->ctx->slot_size;
 }
 
 /*
@@ -374,6 +370,34 @@ void ibtrs_srv_set_sess_priv(struct ibtrs_srv_sess *sess, void *priv)
 }
 EXPORT_SYMBOL_GPL(ibtrs_srv_set_sess_priv);
 
+u32 ibtrs_srv_queue_depth(const struct ibtrs_srv_sess *sess)
+{
+	return sess->queue_depth;
+}
+EXPORT_SYMBOL_GPL(ibtrs_srv_queue_depth);
+
+u32 ibtrs_srv_op_id(const struct ibtrs_srv_op *op)
+{
+	return op->id;
+}
+EXPORT_SYMBOL_GPL(ibtrs_srv_op_id);
+
+/*
+ * The pool is blocks of 2^order pages: the page of an address is found
+ * from its offset, without walking vmalloc's page tables.
+ */
+struct page *ibtrs_srv_data_page(const struct ibtrs_srv_sess *sess,
+				 const void *addr)
+{
+	size_t off = (const char *)addr - (const char *)sess->pool;
+	unsigned long pg = off >> PAGE_SHIFT;
+
+	if (WARN_ON_ONCE(addr < sess->pool || off >= sess->pool_len))
+		return vmalloc_to_page(addr);
+	return sess->blocks[pg >> sess->order] + (pg & ((1UL << sess->order) - 1));
+}
+EXPORT_SYMBOL_GPL(ibtrs_srv_data_page);
+
 const char *ibtrs_srv_sessname(const struct ibtrs_srv_sess *sess)
 {
 	return ibtrs_sess_name(sess);
@@ -396,16 +420,18 @@ static int ibtrs_srv_show_sess(struct ibtrs_srv_sess *sess, char *buf, int at)
 	spin_lock_irq(&sess->lock);
 	at += sysfs_emit_at(buf, at, "sess %s paths=%d active=%u queue_depth=%u\n",
 			    ibtrs_sess_name(sess), sess->npaths,
-			    sess->active_ops, sess->queue_depth);
+			    ibtrs_srv_busy_ops(sess), sess->queue_depth);
 	list_for_each_entry(path, &sess->paths, link) {
 		at += sysfs_emit_at(buf, at, "  path %s cons=%u state=%s",
 				    path->addr, path->ncons,
 				    path->closed ? "closing" :
 				    path->joined ? "joined" : "connecting");
 		at += sysfs_emit_at(buf, at, " reqs=%llu rsps=%llu deferred=%llu",
-				    path->reqs, path->rsps, path->deferred);
-		at += sysfs_emit_at(buf, at, " hb_sent=%llu recon_cnt=%u\n",
-				    path->hb_sent, path->recon_cnt);
+				    ibtrs_srv_stat(path, reqs),
+				    ibtrs_srv_stat(path, rsps), path->deferred);
+		at += sysfs_emit_at(buf, at, " hb_sent=%llu recon_cnt=%u sig_rsps=%llu\n",
+				    path->hb_sent, path->recon_cnt,
+				    ibtrs_srv_stat(path, sig_rsps));
 	}
 	spin_unlock_irq(&sess->lock);
 	return at;
@@ -475,6 +501,7 @@ out_destroy_wq:
 
 static void __exit ibtrs_srv_exit(void)
 {
+	rcu_barrier();	/* closed paths freed (ibtrs_srv_path_free_rcu()) */
 	sysfs_remove_group(ibtrs_srv_kobj, &ibtrs_srv_attr_group);
 	kobject_put(ibtrs_srv_kobj);
 	destroy_workqueue(ibtrs_srv_wq);

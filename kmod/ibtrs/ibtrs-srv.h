@@ -41,7 +41,8 @@ enum ibtrs_srv_link_ev {
  * @rdma_ev: a request. @data/@datalen: the request's data area in the
  *	session's chunk (a write's data, or where a read's data goes);
  *	vmalloc-space memory, so block IO maps it with vmalloc_to_page().
- *	@usr/@usrlen: the user header (a private copy, valid during the call).
+ *	@usr/@usrlen: the user header (a private copy, valid during the call,
+ *	8-byte aligned).
  *	Return 0 when the request was answered, or will be, with
  *	ibtrs_srv_resp() exactly once; or return a negative errno without
  *	having answered: the transport sends it as the answer. Never both.
@@ -72,6 +73,16 @@ void ibtrs_srv_close(struct ibtrs_srv_ctx *ctx);
 int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len);
 
 void ibtrs_srv_set_sess_priv(struct ibtrs_srv_sess *sess, void *priv);
+/* Chunks of @sess: the ids of its requests are 0 .. queue depth - 1. */
+u32 ibtrs_srv_queue_depth(const struct ibtrs_srv_sess *sess);
+/*
+ * The chunk id of @op: at most one request of a chunk is with the user
+ * at a time (a retry starts only after the previous one was answered).
+ */
+u32 ibtrs_srv_op_id(const struct ibtrs_srv_op *op);
+/* The page of chunk memory at @addr (an address rdma_ev() handed out). */
+struct page *ibtrs_srv_data_page(const struct ibtrs_srv_sess *sess,
+				 const void *addr);
 const char *ibtrs_srv_sessname(const struct ibtrs_srv_sess *sess);
 /* Largest data area of a request: the chunk size. */
 u32 ibtrs_srv_max_io_size(const struct ibtrs_srv_ctx *ctx);

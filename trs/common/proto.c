@@ -6,9 +6,10 @@
 #include "trs_common.h"
 
 /*
- * The compiler's memcpy (inlined for small constant sizes, else a call to
- * the kernel's or libc's memcpy): a byte loop cost ~5 instructions a byte,
- * ~0.4k per request header on the server.
+ * The compiler's builtins: inlined for constant sizes, else the
+ * environment's memcpy/memset (libc, or the kernel's), which exist in
+ * both. A byte loop here cost ~5 instructions per byte of every request
+ * header the servers copy (trs_io_req_copy(): ~420 per 4k IO measured).
  */
 static void trs_bytes_copy(void *dst, const void *src, __u32 len)
 {
@@ -17,10 +18,7 @@ static void trs_bytes_copy(void *dst, const void *src, __u32 len)
 
 static void trs_bytes_zero(void *dst, __u32 len)
 {
-	__u8 *d = dst;
-
-	while (len--)
-		*d++ = 0;
+	__builtin_memset(dst, 0, len);
 }
 
 static int trs_fail(const char **why, const char *reason, int err)

@@ -31,6 +31,7 @@ int trs_rx_decode_srv(const struct trs_rx_wc *wc, const void *buf,
 	out->status = 0;
 	out->msg_type = 0;
 	out->len = 0;
+	out->rsp_len = 0;
 	if (wc->with_imm) {
 		err = trs_imm_decode_srv(wc->imm, queue_depth, &type, &id, why);
 		if (err)
@@ -84,6 +85,7 @@ int trs_rx_decode_clt(const struct trs_rx_wc *wc, const void *buf,
 	out->status = 0;
 	out->msg_type = 0;
 	out->len = 0;
+	out->rsp_len = 0;
 	if (wc->with_imm) {
 		if (wc->with_inv)
 			return trs_rx_fail(why, "immediate and invalidation",
@@ -124,6 +126,7 @@ int trs_rx_decode_clt(const struct trs_rx_wc *wc, const void *buf,
 		out->kind = TRS_RX_IO_RSP;
 		out->id = r.chunk_id;
 		out->status = r.status;
+		out->rsp_len = r.len;
 		return 0;
 	}
 	return trs_rx_fail(why, "unexpected message type", -EPROTO);

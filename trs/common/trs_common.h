@@ -282,7 +282,8 @@ struct trs_rx_wc {
  * @TRS_RX_HB_ACK: acknowledges heartbeat @id.
  * @TRS_RX_IO_REQ: (server) chunk @id holds a new request.
  * @TRS_RX_IO_RSP: (client) request @id completed with @status; @inv: the
- *	server invalidated @inv_rkey (a SEND_WITH_INV answer).
+ *	server invalidated @inv_rkey (a SEND_WITH_INV answer); an IO_RSP
+ *	message (not an immediate) also gives its length field, @rsp_len.
  * @TRS_RX_MSG: a message with payload, @msg_type, @len bytes in the buffer
  *	(copy it out before reposting the receive).
  */
@@ -302,6 +303,7 @@ struct trs_rx_msg {
 	__u32 inv_rkey;
 	__u16 msg_type;
 	__u32 len;
+	__u32 rsp_len;
 };
 
 /*

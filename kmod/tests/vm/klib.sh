@@ -234,12 +234,33 @@ kmod_log_check_now() {
 	fi
 }
 
+# krxe_counters: every rxe device's non-zero hardware counters (retries,
+# RNR NAKs, sequence errors, ...) and the softnet drops, in
+# $LOGDIR/rxe-counters.txt and the log: what a failed test's transport saw.
+krxe_counters() {
+	local c d
+	for d in /sys/class/infiniband/*/ports/1/hw_counters; do
+		[ -d "$d" ] || continue
+		for c in "$d"/*; do
+			[ "$(cat "$c" 2>/dev/null || echo 0)" = 0 ] ||
+				echo "$(echo "$d" | cut -d/ -f5) $(basename "$c") $(cat "$c")"
+		done
+	done >"$LOGDIR/rxe-counters.txt"
+	c=0
+	while read -r _ dropped squeezed _; do
+		echo "softnet cpu$c dropped $((16#$dropped)) squeezed $((16#$squeezed))"
+		c=$((c + 1))
+	done </proc/net/softnet_stat >>"$LOGDIR/rxe-counters.txt"
+	log "rxe counters: $(grep -E 'retry|rnr|seq_err|dup|out_of|dropped [1-9]' "$LOGDIR/rxe-counters.txt" | tr '\n' ';')"
+}
+
 # On any exit: keep the kernel log, unload what is left, and (the debug
 # kernel) fail a test that passed so far when kmemleak reports an object
 # of our modules.
 _kmod_cleanup() {
 	local rc=$?
 	kmsgs >"$KLOG"
+	[ "$rc" != 0 ] && [ "$rc" != 77 ] && krxe_counters
 	[ $KMOD_LOADED = 2 ] && rmmod ibnbd_server
 	[ $KMOD_LOADED != 0 ] && rmmod ibtrs_server
 	[ -n "${KMOD_EXTRA_CLEANUP:-}" ] && eval "$KMOD_EXTRA_CLEANUP"
