@@ -61,8 +61,8 @@ static void ibnbd_clt_io_conf(void *priv, int err, void *batch)
 	if (err == -ESTALE && !test_bit(IBNBD_CLT_DEV_DYING, &dev->flags)) {
 		iu->stale_retry = true;
 		/*
-		 * Sent with a handle a reopen has replaced since (it was in
-		 * flight meanwhile): send it again with the new one. Else the
+		 * Sent before the device's last (re)open (it was in flight
+		 * meanwhile): send it again with the current handle. Else the
 		 * server lost our handle: reopen, then retry this IO.
 		 */
 		if (iu->gen == (u32)atomic_read(&dev->gen) &&
