@@ -1,6 +1,6 @@
 #!/bin/bash
 # 014-kserver-rmmod-busy: the server modules are removed while a 2-path
-# session does IO (writes held 300 ms each by dm-delay, so requests are in
+# session does IO (writes held 2 s each by dm-delay, so requests are in
 # flight in the block layer): rmmod ibnbd_server must close every path,
 # wait for the in-flight IO to be answered (and dropped), free the session
 # and return within 15 s; rmmod ibtrs_server follows; the kernel log has no
@@ -8,12 +8,16 @@
 # rmmod (sysfs active > 0), the session and the device were closed with IO
 # in flight and its claim released only when it drained. The client then
 # fails its IO (every path down beyond ctrl_loss_tmo=2) and fio ends.
+# The hold is 2 s, not less: the device is closed after the session's
+# "disconnected" line and a grace period (synchronize_rcu()), which on a
+# loaded TCG host took long enough for 300 ms writes to land in between
+# (CI, 2026-12-02: 16 in flight at "disconnected", none at "closed").
 # TIMEOUT=180
 . "$TB_TOP/kmod/tests/vm/klib.sh"
 kmod_need
 need_paths 2
 setup_nullb
-dm_delay ibnbd-krm /dev/nullb0 0 300
+dm_delay ibnbd-krm /dev/nullb0 0 $((2000 * TS))
 kmod_load
 
 start_fio busy --paths="$(fio_paths 2)" --devpath=mapper/ibnbd-krm \
