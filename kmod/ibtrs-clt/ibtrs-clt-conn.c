@@ -83,7 +83,9 @@ static int ibtrs_clt_create_ib(struct ibtrs_clt_con *con)
 
 	if (con->cid == 0) {
 		WRITE_ONCE(path->dev, dev);
-		path->pd = ib_alloc_pd(dev, 0);
+		/* mr_mode global: one-segment reads use its unsafe global rkey */
+		path->pd = ib_alloc_pd(dev, path->mr_mode == IBTRS_CLT_MR_GLOBAL ?
+				       IB_PD_UNSAFE_GLOBAL_RKEY : 0);
 		if (IS_ERR(path->pd)) {
 			ret = PTR_ERR(path->pd);
 			path->pd = NULL;
@@ -99,7 +101,9 @@ static int ibtrs_clt_create_ib(struct ibtrs_clt_con *con)
 		return -EXDEV;
 	}
 	/*
-	 * Per chunk MR + request + LOCAL_INV (a read) or data + request (a
+	 * Per chunk LOCAL_INV + MR + request (a read; the LOCAL_INV comes
+	 * before the MR under inval_mode none, after the answer otherwise)
+	 * or data + request (a
 	 * write of more segments than fit beside the header); the entries of
 	 * answered requests not retired yet (a signaled one in
 	 * IBTRS_CLT_SIG_EVERY retires them); heartbeats, acks, INFO_REQ.

@@ -136,6 +136,7 @@ void ibtrs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 		ibtrs_clt_wr_error(io->path, wc, "LOCAL_INV");
 		return;
 	}
+	io->mr->need_inval = false;
 	ibtrs_clt_io_end(io, ibtrs_clt_batch(io->con));
 }
 
@@ -267,6 +268,7 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 	const char *proto = NULL;
 	bool local_inv = false;
 	int status = m->status;
+	struct ib_mr *mr;
 
 	/*
 	 * Only the answer of a request posted on this connection may take
@@ -281,8 +283,11 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 		return;
 	}
 	this_cpu_inc(path->stats->rsps);
+	if (m->inv)
+		this_cpu_inc(path->stats->inv_rsps);
 
 	if (io->dir == IBTRS_CLT_READ) {
+		mr = io->mr;
 		if (!is_msg) {
 			proto = "READ answered by an immediate";
 			status = -EIO;
@@ -290,15 +295,30 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 			proto = "successful READ answer shorter or longer than the request";
 			status = -EIO;
 		}
-		if (io->mr) {
-			if (m->inv && m->inv_rkey != io->mr->rkey) {
-				proto = "invalidated rkey is not the request's";
-				status = -EIO;
-				local_inv = true;
-			} else if (!m->inv) {
-				local_inv = true;
-			}
+		/*
+		 * Only a request that asked NEED_INV (inval_mode remote, a
+		 * registered buffer) may be answered with an invalidation: a
+		 * read with the global rkey never (the server would kill the
+		 * PD's global key), local and none do not ask.
+		 */
+		if (m->inv && !(io->ri.flags & TRS_IO_F_NEED_INV)) {
+			proto = "READ answer invalidated an rkey the request did not ask to";
+			status = -EIO;
+		} else if (m->inv && m->inv_rkey != mr->rkey) {
+			proto = "invalidated rkey is not the request's";
+			status = -EIO;
+		} else if (m->inv) {
+			mr->need_inval = false;
 		}
+		/*
+		 * A registration still valid ends with a LOCAL_INV, and the IO
+		 * in its completion: remote without the server's invalidation,
+		 * local always, none only after a protocol error (the path
+		 * fails; none leaves it valid for the next REG_MR's LOCAL_INV).
+		 */
+		if (mr && mr->need_inval &&
+		    (path->inval_mode != IBTRS_CLT_INV_NONE || proto))
+			local_inv = true;
 	} else if (m->inv) {
 		proto = "WRITE answer invalidated an rkey";
 		status = -EIO;
@@ -616,6 +636,7 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	const struct ib_send_wr *first = &wr->wr;
 	u64 slot = path->info.pool_addr + (u64)io->id * sess->slot_size;
 	u64 hdr_dma = path->hdr_dma + (u64)io->id * sess->hdr_stride;
+	bool reg = false, inv_first = false;
 	int nsge = 0, i, n, ret;
 
 	io->path = path;
@@ -640,17 +661,54 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	ri->raddr = 0;
 	ri->rkey = 0;
 	ri->rlen = 0;
-	if (io->dir == IBTRS_CLT_READ && io->nents) {
+	if (io->dir == IBTRS_CLT_READ && io->nents &&
+	    path->mr_mode == IBTRS_CLT_MR_GLOBAL && io->nents == 1) {
+		/*
+		 * mr_mode global (UNSAFE): a read of ONE DMA segment goes out
+		 * with its DMA address and the PD's global rkey, nothing is
+		 * registered, so nothing is invalidated, and never NEED_INV
+		 * (the server would invalidate the PD's key). A read of
+		 * several segments is registered below, as nvme-rdma does
+		 * with register_always=N.
+		 */
+		if (sg_dma_len(io->sg) != io->datalen) {
+			ret = -EINVAL;
+			goto out_unmap;
+		}
+		ri->sg_cnt = 1;
+		ri->raddr = sg_dma_address(io->sg);
+		ri->rkey = path->pd->unsafe_global_rkey;
+		ri->rlen = io->datalen;
+	} else if (io->dir == IBTRS_CLT_READ && io->nents) {
 		struct ib_reg_wr *reg_wr = &io->reg_wr;
+		struct ib_send_wr *inv_wr = &io->inv_wr;
 
 		io->mr = con->mrs[io->id];
-		ib_update_fast_reg_key(io->mr, ib_inc_rkey(io->mr->rkey));
 		n = ib_map_mr_sg(io->mr, io->sg, io->nents, NULL, PAGE_SIZE);
 		if (n != io->nents || io->mr->length != io->datalen) {
 			ret = -EINVAL;
 			goto out_unmap;
 		}
 		reg_wr->wr.next = &wr->wr;
+		first = &reg_wr->wr;
+		/*
+		 * An MR that is still valid (inval_mode none left it so) must
+		 * be invalidated before it is registered again (rxe refuses a
+		 * REG_MR of a valid MR): a LOCAL_INV of its current key in
+		 * front, unsignaled (errors only), as iSER and rdma_rw do.
+		 */
+		if (io->mr->need_inval) {
+			inv_wr->next = &reg_wr->wr;
+			inv_wr->wr_cqe = &con->reg_cqe;
+			inv_wr->sg_list = NULL;
+			inv_wr->num_sge = 0;
+			inv_wr->opcode = IB_WR_LOCAL_INV;
+			inv_wr->send_flags = 0;
+			inv_wr->ex.invalidate_rkey = io->mr->rkey;
+			first = inv_wr;
+			inv_first = true;
+		}
+		ib_update_fast_reg_key(io->mr, ib_inc_rkey(io->mr->rkey));
 		reg_wr->wr.wr_cqe = &con->reg_cqe;
 		reg_wr->wr.sg_list = NULL;
 		reg_wr->wr.num_sge = 0;
@@ -658,10 +716,17 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 		reg_wr->wr.send_flags = 0;
 		reg_wr->mr = io->mr;
 		reg_wr->key = io->mr->rkey;
-		/* exactly the IO buffer, writable by the server, this IO only */
+		/* exactly the IO buffer, writable by the server */
 		reg_wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-		first = &reg_wr->wr;
-		ri->flags = TRS_IO_F_NEED_INV;
+		/*
+		 * Valid from its REG_MR until the answer's invalidation or a
+		 * LOCAL_INV. If nothing goes out below, the path is failing:
+		 * its MRs are freed in its teardown, the flag with them.
+		 */
+		io->mr->need_inval = true;
+		reg = true;
+		if (path->inval_mode == IBTRS_CLT_INV_REMOTE)
+			ri->flags = TRS_IO_F_NEED_INV;
 		ri->sg_cnt = 1;
 		ri->raddr = io->mr->iova;
 		ri->rkey = io->mr->rkey;
@@ -749,8 +814,15 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	this_cpu_inc(st->reqs);
 	this_cpu_inc(st->msgs);
 	this_cpu_inc(st->inflight);
-	if (io->mr)
+	/* not io->mr: the answer may have ended the IO already */
+	if (reg) {
 		this_cpu_inc(st->reg_wrs);
+		this_cpu_inc(st->reg_mrs);
+	}
+	if (inv_first) {
+		this_cpu_inc(st->reg_wrs);
+		this_cpu_inc(st->local_invs);
+	}
 	return 0;
 
 out_unpost:

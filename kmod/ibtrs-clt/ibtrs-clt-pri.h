@@ -54,6 +54,48 @@ extern uint ibtrs_clt_reconnect_max_ms;
 extern uint ibtrs_clt_ctrl_loss_tmo_ms;
 extern uint ibtrs_clt_cons_per_path;
 extern int ibtrs_clt_mp_policy;
+extern int ibtrs_clt_mr_mode;
+extern int ibtrs_clt_inval_mode;
+
+/**
+ * enum ibtrs_clt_mr_mode - how a read buffer is exposed to the server
+ *	(module parameter mr_mode; trs/PROTOCOL.md 5 has the userspace
+ *	library's modes).
+ * @IBTRS_CLT_MR_FRWR: fast registration of exactly the IO buffer in the
+ *	connection's MR of the chunk id, a new key per IO (default).
+ * @IBTRS_CLT_MR_GLOBAL: UNSAFE, comparison only: the PD's unsafe global
+ *	rkey (all of the client's memory, remote read and write, for the
+ *	path's life) for a read of one DMA segment; a read of several
+ *	segments is registered as with @IBTRS_CLT_MR_FRWR (nvme-rdma with
+ *	register_always=N).
+ * @IBTRS_CLT_MR_MAX: number of modes.
+ */
+enum ibtrs_clt_mr_mode {
+	IBTRS_CLT_MR_FRWR,
+	IBTRS_CLT_MR_GLOBAL,
+	IBTRS_CLT_MR_MAX,
+};
+
+/**
+ * enum ibtrs_clt_inval_mode - how the server's access to a registered read
+ *	buffer ends (module parameter inval_mode).
+ * @IBTRS_CLT_INV_REMOTE: the request asks NEED_INV, the server answers
+ *	with SEND_WITH_INV of the IO's rkey (default); an answer without it
+ *	falls back to a LOCAL_INV.
+ * @IBTRS_CLT_INV_LOCAL: no NEED_INV; the client posts a LOCAL_INV after
+ *	the answer and ends the IO in its completion.
+ * @IBTRS_CLT_INV_NONE: UNSAFE, comparison only: no NEED_INV and no
+ *	LOCAL_INV at the answer; the MR keeps the buffer reachable after the
+ *	IO, until the MR's next registration (a LOCAL_INV chained in front of
+ *	it) or the path's teardown.
+ * @IBTRS_CLT_INV_MAX: number of modes.
+ */
+enum ibtrs_clt_inval_mode {
+	IBTRS_CLT_INV_REMOTE,
+	IBTRS_CLT_INV_LOCAL,
+	IBTRS_CLT_INV_NONE,
+	IBTRS_CLT_INV_MAX,
+};
 
 extern struct workqueue_struct *ibtrs_clt_wq;
 extern struct list_head ibtrs_clt_sessions;
@@ -127,7 +169,12 @@ struct ibtrs_clt_iu {
  * @rsps: answers received.
  * @msgs: messages posted: requests, heartbeats and acks, INFO_REQ.
  * @reg_wrs: REG_MR and LOCAL_INV posted.
- * @local_invs: LOCAL_INVs posted (answers without remote invalidation).
+ * @reg_mrs: REG_MRs posted.
+ * @local_invs: LOCAL_INVs posted: after an answer without remote
+ *	invalidation, and (inval_mode none) in front of the REG_MR of an MR
+ *	that is still valid.
+ * @inv_rsps: answers received with remote invalidation
+ *	(IB_WC_WITH_INVALIDATE).
  * @sig_reqs: requests posted signaled (one in IBTRS_CLT_SIG_EVERY).
  * @poll_cqes: completions reaped by ibtrs_clt_poll().
  * @inflight: requests posted minus requests ended on this CPU (only the
@@ -138,7 +185,9 @@ struct ibtrs_clt_stats {
 	u64 rsps;
 	u64 msgs;
 	u64 reg_wrs;
+	u64 reg_mrs;
 	u64 local_invs;
+	u64 inv_rsps;
 	u64 sig_reqs;
 	u64 poll_cqes;
 	s64 inflight;
@@ -170,6 +219,9 @@ struct ibtrs_clt_sess_stats {
  * @qp: the QP (@cm_id's).
  * @mrs: one read registration per chunk id: an IO of chunk i on this
  *	connection uses @mrs[i] (no pool, no lock); NULL entries unallocated.
+ *	Its need_inval: still valid (registered and not invalidated since),
+ *	so its next REG_MR needs a LOCAL_INV in front; read and written only
+ *	by the owner of chunk i's request object.
  * @nr_mrs: entries of @mrs.
  * @rx: receive buffers.
  * @rx_num: entries of @rx.
@@ -231,7 +283,8 @@ struct ibtrs_clt_con {
  * @path: the path the request went on.
  * @con: its connection there (the answer must come on it).
  * @hint: the caller's connection hint.
- * @mr: the read buffer's registration (@con's @mrs[@id]), NULL for writes.
+ * @mr: the read buffer's registration (@con's @mrs[@id]), NULL for writes
+ *	and for a read sent with the global rkey.
  * @hdr: request header + user header (the session's header buffer,
  *	mapped once per path: the DMA source of the header SGE).
  * @hdr_len: bytes of @hdr sent.
@@ -251,6 +304,8 @@ struct ibtrs_clt_con {
  * @wr: the request's RDMA_WRITE_WITH_IMM.
  * @data_wr: the data's RDMA_WRITE when it does not fit beside the header.
  * @reg_wr: a read's REG_MR.
+ * @inv_wr: a LOCAL_INV chained in front of @reg_wr when the MR is still
+ *	valid (inval_mode none).
  *	The work requests live here, not on the stack: the kernel zeroes
  *	every stack variable (INIT_STACK_ALL_ZERO), 200 bytes per IO.
  * @pending: in sess->pending while it waits for a path (@path NULL), or
@@ -291,6 +346,7 @@ struct ibtrs_clt_io {
 	struct ib_rdma_wr wr;
 	struct ib_rdma_wr data_wr;
 	struct ib_reg_wr reg_wr;
+	struct ib_send_wr inv_wr;
 	struct list_head pending;
 	bool expired;
 	bool inv_deferred;
@@ -311,7 +367,11 @@ struct ibtrs_clt_io {
  * @cons: the connections; cid 0 carries INFO and heartbeats; the last
  *	nr_poll are polled.
  * @dev: the RDMA device of every connection.
- * @pd: protection domain of every connection.
+ * @pd: protection domain of every connection (with the unsafe global
+ *	rkey under mr_mode global).
+ * @mr_mode: &enum ibtrs_clt_mr_mode (the module parameter when the path
+ *	was made).
+ * @inval_mode: &enum ibtrs_clt_inval_mode (likewise).
  * @txb: the INFO_REQ buffer (sent on cid 0).
  * @hdr_dma: the session's request headers mapped for @dev (0: not).
  * @info_done: INFO_RSP arrived (@info_err).
@@ -352,6 +412,8 @@ struct ibtrs_clt_path {
 	struct ibtrs_clt_con *cons;
 	struct ib_device *dev;
 	struct ib_pd *pd;
+	int mr_mode;
+	int inval_mode;
 	struct ibtrs_dma_buf txb;
 	u64 hdr_dma;
 	struct completion info_done;
@@ -514,6 +576,8 @@ static inline s64 ibtrs_clt_pcpu_sum(const void __percpu *base, size_t off)
 /* ibtrs-clt.c */
 extern const char *const ibtrs_clt_state_names[];
 extern const char *const ibtrs_clt_policy_names[];
+extern const char *const ibtrs_clt_mr_mode_names[];
+extern const char *const ibtrs_clt_inval_mode_names[];
 int ibtrs_clt_add_one(struct ib_device *dev);
 struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
 					    int idx,

@@ -327,6 +327,20 @@ static struct ibtrs_clt_cnt_attr path_reg_wrs_attr = {
 	.gone = -1,
 };
 
+static struct ibtrs_clt_cnt_attr path_reg_mrs_attr = {
+	.attr = __ATTR(reg_mrs, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_stats, reg_mrs),
+	.pcpu = true,
+	.gone = -1,
+};
+
+static struct ibtrs_clt_cnt_attr path_inv_rsps_attr = {
+	.attr = __ATTR(inv_rsps, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_stats, inv_rsps),
+	.pcpu = true,
+	.gone = -1,
+};
+
 static struct ibtrs_clt_cnt_attr path_local_invs_attr = {
 	.attr = __ATTR(local_invs, 0444, path_cnt_show, NULL),
 	.off = offsetof(struct ibtrs_clt_stats, local_invs),
@@ -401,6 +415,20 @@ static ssize_t path_con_reqs_show(struct kobject *kobj,
 		n += sysfs_emit_at(buf, n, "%d %lld\n", i,
 				   (long long)atomic64_read(&path->cons[i].reqs));
 	return n;
+}
+
+static ssize_t path_mr_mode_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  ibtrs_clt_mr_mode_names[to_clt_path(kobj)->mr_mode]);
+}
+
+static ssize_t path_inval_mode_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  ibtrs_clt_inval_mode_names[to_clt_path(kobj)->inval_mode]);
 }
 
 static ssize_t path_hb_rtt_us_show(struct kobject *kobj,
@@ -496,6 +524,10 @@ static struct kobj_attribute path_con_reqs_attr =
 	__ATTR(con_reqs, 0444, path_con_reqs_show, NULL);
 static struct kobj_attribute path_hb_rtt_us_attr =
 	__ATTR(hb_rtt_us, 0444, path_hb_rtt_us_show, NULL);
+static struct kobj_attribute path_mr_mode_attr =
+	__ATTR(mr_mode, 0444, path_mr_mode_show, NULL);
+static struct kobj_attribute path_inval_mode_attr =
+	__ATTR(inval_mode, 0444, path_inval_mode_show, NULL);
 static struct kobj_attribute path_reconnect_attr = __ATTR_WO(reconnect);
 static struct kobj_attribute path_remove_path_attr = __ATTR_WO(remove_path);
 
@@ -505,7 +537,11 @@ static struct attribute *ibtrs_clt_path_attrs[] = {
 	&path_rsps_attr.attr.attr,
 	&path_msgs_attr.attr.attr,
 	&path_reg_wrs_attr.attr.attr,
+	&path_reg_mrs_attr.attr.attr,
 	&path_local_invs_attr.attr.attr,
+	&path_inv_rsps_attr.attr.attr,
+	&path_mr_mode_attr.attr,
+	&path_inval_mode_attr.attr,
 	&path_sig_reqs_attr.attr.attr,
 	&path_poll_cqes_attr.attr.attr,
 	&path_hb_sent_attr.attr.attr,

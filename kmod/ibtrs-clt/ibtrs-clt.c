@@ -90,6 +90,100 @@ int ibtrs_clt_mp_policy = TRS_MP_ROUND_ROBIN;
 module_param_named(mp_policy, ibtrs_clt_mp_policy, int, 0444);
 MODULE_PARM_DESC(mp_policy, "path selection: 0 round-robin, 1 min-inflight, 2 min-latency");
 
+const char *const ibtrs_clt_mr_mode_names[] = {
+	[IBTRS_CLT_MR_FRWR] = "frwr",
+	[IBTRS_CLT_MR_GLOBAL] = "global",
+};
+
+const char *const ibtrs_clt_inval_mode_names[] = {
+	[IBTRS_CLT_INV_REMOTE] = "remote",
+	[IBTRS_CLT_INV_LOCAL] = "local",
+	[IBTRS_CLT_INV_NONE] = "none",
+};
+
+/*
+ * mr_mode and inval_mode: strings (the names above), parsed into the enum
+ * when the module is loaded (0444: never later); an unknown value fails
+ * the load with -EINVAL.
+ */
+static int ibtrs_clt_mode_set(const char *val, const struct kernel_param *kp,
+			      const char *const *names, size_t n,
+			      const char *want)
+{
+	int i = val ? __sysfs_match_string(names, n, val) : -EINVAL;
+
+	if (i < 0) {
+		pr_err("%s: unknown value '%.*s' (%s)\n", kp->name,
+		       val ? (int)strcspn(val, "\n") : 0, val ? : "", want);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = i;
+	return 0;
+}
+
+static int ibtrs_clt_mr_mode_set(const char *val, const struct kernel_param *kp)
+{
+	return ibtrs_clt_mode_set(val, kp, ibtrs_clt_mr_mode_names,
+				  ARRAY_SIZE(ibtrs_clt_mr_mode_names),
+				  "frwr or global");
+}
+
+static int ibtrs_clt_mr_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 ibtrs_clt_mr_mode_names[*(int *)kp->arg]);
+}
+
+static const struct kernel_param_ops ibtrs_clt_mr_mode_ops = {
+	.set = ibtrs_clt_mr_mode_set,
+	.get = ibtrs_clt_mr_mode_get,
+};
+
+/*
+ * frwr: every read buffer is registered (REG_MR of exactly the buffer, a
+ * new key per IO). global (UNSAFE, for comparisons only): the PD has
+ * IB_PD_UNSAFE_GLOBAL_RKEY and a read of ONE DMA segment is sent with its
+ * DMA address and pd->unsafe_global_rkey, nothing registered (as
+ * nvme-rdma with register_always=N); a read of several segments is still
+ * registered. The global rkey lets the server read and write all of the
+ * client's memory for the life of the path.
+ */
+int ibtrs_clt_mr_mode = IBTRS_CLT_MR_FRWR;
+module_param_cb(mr_mode, &ibtrs_clt_mr_mode_ops, &ibtrs_clt_mr_mode, 0444);
+MODULE_PARM_DESC(mr_mode, "read buffers: frwr (default: REG_MR per read) or global (UNSAFE, comparison only: a one-segment read uses the PD's global rkey, all memory exposed)");
+
+static int ibtrs_clt_inval_mode_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	return ibtrs_clt_mode_set(val, kp, ibtrs_clt_inval_mode_names,
+				  ARRAY_SIZE(ibtrs_clt_inval_mode_names),
+				  "remote, local or none");
+}
+
+static int ibtrs_clt_inval_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 ibtrs_clt_inval_mode_names[*(int *)kp->arg]);
+}
+
+static const struct kernel_param_ops ibtrs_clt_inval_mode_ops = {
+	.set = ibtrs_clt_inval_mode_set,
+	.get = ibtrs_clt_inval_mode_get,
+};
+
+/*
+ * How the server's access to a registered read buffer ends: remote (the
+ * server's SEND_WITH_INV, asked by NEED_INV), local (the client's
+ * LOCAL_INV after the answer, the IO ends in its completion) or none
+ * (UNSAFE, comparison only: the registration stays valid after the IO,
+ * until a LOCAL_INV chained in front of the MR's next REG_MR, or the
+ * path's teardown). A read with the global rkey has nothing to invalidate.
+ */
+int ibtrs_clt_inval_mode = IBTRS_CLT_INV_REMOTE;
+module_param_cb(inval_mode, &ibtrs_clt_inval_mode_ops, &ibtrs_clt_inval_mode,
+		0444);
+MODULE_PARM_DESC(inval_mode, "end of a registered read buffer's exposure: remote (default: server's SEND_WITH_INV), local (client's LOCAL_INV before the IO ends) or none (UNSAFE, comparison only: stays registered after the IO)");
+
 struct workqueue_struct *ibtrs_clt_wq;
 
 /* every open session, for the device removal (ibtrs_clt_ib_client) */
@@ -231,6 +325,8 @@ struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
 	kobject_init(&path->kobj, &ibtrs_clt_path_ktype);
 	path->sess = sess;
 	path->idx = idx;
+	path->mr_mode = ibtrs_clt_mr_mode;
+	path->inval_mode = ibtrs_clt_inval_mode;
 	path->addr = *addr;
 	if (path->addr.dst.ss_family == AF_INET)
 		((struct sockaddr_in *)&path->addr.dst)->sin_port =
@@ -548,7 +644,7 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 		if (!p)
 			continue;
 		n += scnprintf(buf + n, size - n,
-			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%lld msgs=%lld sig_reqs=%lld poll_cqes=%lld cons=%d\n",
+			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%lld msgs=%lld sig_reqs=%lld poll_cqes=%lld mr_mode=%s inval_mode=%s reg_mrs=%lld inv_rsps=%lld cons=%d\n",
 			       &p->addr.dst,
 			       ibtrs_clt_state_names[READ_ONCE(p->state)],
 			       ibtrs_clt_path_sum(p, reqs),
@@ -562,7 +658,11 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 			       ibtrs_clt_path_sum(p, inflight),
 			       ibtrs_clt_path_sum(p, msgs),
 			       ibtrs_clt_path_sum(p, sig_reqs),
-			       ibtrs_clt_path_sum(p, poll_cqes), p->ncons);
+			       ibtrs_clt_path_sum(p, poll_cqes),
+			       ibtrs_clt_mr_mode_names[p->mr_mode],
+			       ibtrs_clt_inval_mode_names[p->inval_mode],
+			       ibtrs_clt_path_sum(p, reg_mrs),
+			       ibtrs_clt_path_sum(p, inv_rsps), p->ncons);
 	}
 	mutex_unlock(&ibtrs_clt_sess_mutex);
 	return n;
@@ -664,6 +764,10 @@ static int __init ibtrs_clt_init(void)
 		pr_err("invalid module parameter\n");
 		return -EINVAL;
 	}
+	if (ibtrs_clt_mr_mode == IBTRS_CLT_MR_GLOBAL)
+		pr_warn("mr_mode=global is UNSAFE (comparison only): the server can read and write all of this host's memory through every path's global rkey\n");
+	if (ibtrs_clt_inval_mode == IBTRS_CLT_INV_NONE)
+		pr_warn("inval_mode=none is UNSAFE (comparison only): the server can write a read buffer after its IO ended, until its MR is registered again\n");
 	ibtrs_clt_wq = alloc_workqueue("ibtrs_clt", WQ_MEM_RECLAIM, 0);
 	if (!ibtrs_clt_wq)
 		return -ENOMEM;
