@@ -33,7 +33,9 @@ void srv_opts_usage(FILE *f, const char *prog)
 "  -v, --verbose           debug logging\n"
 "      --test-fault F      FOR CLIENT TESTS ONLY, breaks the protocol on purpose:\n"
 "                          no-inval (answer reads without remote invalidation),\n"
-"                          short-read (answer reads > 4 KiB 512 bytes short)\n"
+"                          short-read (answer reads > 4 KiB 512 bytes short),\n"
+"                          replay (a rogue server: write a pattern into the\n"
+"                          previous read's buffer with its ended key)\n"
 "  -h, --help              this text\n"
 "Signals: SIGTERM/SIGINT clean shutdown (in-flight IO completes); SIGUSR1 dumps stats.\n",
 		prog, SRV_DEFAULT_MAX_DEVS);
@@ -198,8 +200,10 @@ int srv_opts_parse(int argc, char **argv, struct srv_opts *o, char *err,
 				o->test_faults |= IBTRS_SRV_TEST_NO_INVAL;
 			else if (!strcmp(optarg, "short-read"))
 				o->test_faults |= IBTRS_SRV_TEST_SHORT_READ;
+			else if (!strcmp(optarg, "replay"))
+				o->test_faults |= IBTRS_SRV_TEST_REPLAY;
 			else
-				BAD("bad --test-fault '%s' (no-inval or short-read)",
+				BAD("bad --test-fault '%s' (no-inval, short-read or replay)",
 				    optarg);
 			break;
 		case 'v':

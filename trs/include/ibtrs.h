@@ -336,9 +336,15 @@ struct ibtrs_srv_opts {
  *	answered with a plain SEND, so the client must invalidate itself.
  * IBTRS_SRV_TEST_SHORT_READ: a successful read of more than 4 KiB is
  *	answered 512 bytes short, which the client must refuse (EIO).
+ * IBTRS_SRV_TEST_REPLAY: a rogue server: every read's answer is preceded by
+ *	an RDMA WRITE of a pattern (0x5A bytes) into the previous read's client
+ *	buffer with that read's key, after that IO ended. A client mode that
+ *	ends the server's access with the IO makes it fail (remote access
+ *	error, the path fails); an unsafe one lets it land.
  */
 #define IBTRS_SRV_TEST_NO_INVAL		(1U << 0)
 #define IBTRS_SRV_TEST_SHORT_READ	(1U << 1)
+#define IBTRS_SRV_TEST_REPLAY		(1U << 2)
 
 struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 				     const struct ibtrs_srv_ops *ops,

@@ -126,6 +126,8 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 	}
 	if (path->pool_mr)
 		ibv_dereg_mr(path->pool_mr);
+	if (path->replay_mr)
+		ibv_dereg_mr(path->replay_mr);
 	trs_dev_put(path->dev);
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].c.cm_id)

@@ -70,9 +70,14 @@ struct ibtrs_srv_op {
 	struct trs_srv_path *pending_path;
 	struct trs_srv_con *pending_con;
 	struct trs_io_req_info req;
-	/* the answer: [data_wr ->] rsp_wr, kept until posted (TRS_OP_QUEUED) */
-	struct ibv_send_wr data_wr, rsp_wr;
-	struct ibv_sge data_sge, rsp_sge;
+	/*
+	 * The answer: [replay_wr ->] [data_wr ->] rsp_wr from first_wr, kept
+	 * until posted (TRS_OP_QUEUED); replay_wr only with the test fault
+	 * IBTRS_SRV_TEST_REPLAY.
+	 */
+	struct ibv_send_wr replay_wr, data_wr, rsp_wr;
+	struct ibv_send_wr *first_wr;
+	struct ibv_sge replay_sge, data_sge, rsp_sge;
 	unsigned int nwrs;
 	TAILQ_ENTRY(ibtrs_srv_op) tx_link;
 	uint8_t hdr[TRS_HDR_AREA];	/* private copy of the header area */
@@ -89,6 +94,10 @@ struct trs_srv_path {
 	char addr[64];
 	struct trs_dev *dev;	/* held for pool_mr; all cons use it */
 	struct ibv_mr *pool_mr;
+	/* IBTRS_SRV_TEST_REPLAY: the pattern's MR, the previous read's key */
+	struct ibv_mr *replay_mr;
+	uint64_t replay_raddr;
+	uint32_t replay_rkey, replay_len;
 	struct trs_hb hb;	/* heartbeat and liveness (common/hb.c) */
 	uint64_t created_us;	/* first connection: the join deadline's start */
 	struct trs_cqe hb_cqe;

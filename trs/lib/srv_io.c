@@ -100,7 +100,59 @@ static void trs_srv_io_req(struct trs_srv_path *path, struct trs_srv_con *con,
 	trs_srv_op_start(op, path, con);
 }
 
-/* Build the answer's WRs in @op: [RDMA WRITE of read data ->] the message. */
+/* IBTRS_SRV_TEST_REPLAY's pattern, written over a finished read's buffer */
+static uint8_t trs_srv_replay_pattern[4096];
+
+/*
+ * IBTRS_SRV_TEST_REPLAY: chain in front of @first an RDMA WRITE into the
+ * previous read's buffer with its key (that IO has ended: its answer went
+ * out before this one), then remember this read's. Returns the new first WR.
+ */
+static struct ibv_send_wr *trs_srv_replay(struct ibtrs_srv_op *op,
+					  struct ibv_send_wr *first)
+{
+	struct trs_srv_path *path = op->path;
+	struct ibv_send_wr *wr = &op->replay_wr;
+	uint64_t raddr = path->replay_raddr;
+	uint32_t rkey = path->replay_rkey, len = path->replay_len;
+
+	if (!path->replay_mr) {
+		memset(trs_srv_replay_pattern, 0x5A, sizeof(trs_srv_replay_pattern));
+		path->replay_mr = ibv_reg_mr(path->dev->pd, trs_srv_replay_pattern,
+					     sizeof(trs_srv_replay_pattern), 0);
+		if (!path->replay_mr) {
+			trs_err("test fault replay: cannot register its pattern");
+			return first;
+		}
+	}
+	path->replay_raddr = op->req.raddr;
+	path->replay_rkey = op->req.rkey;
+	path->replay_len = op->req.rlen;
+	if (!len)
+		return first;	/* the path's first read: nothing to replay */
+	if (len > sizeof(trs_srv_replay_pattern))
+		len = sizeof(trs_srv_replay_pattern);
+	trs_info("test fault replay: %u bytes at %#llx with the ended read's key %#x",
+		 len, (unsigned long long)raddr, rkey);
+	memset(wr, 0, sizeof(*wr));
+	op->replay_sge.addr = (uintptr_t)trs_srv_replay_pattern;
+	op->replay_sge.length = len;
+	op->replay_sge.lkey = path->replay_mr->lkey;
+	wr->wr_id = (uintptr_t)&op->con->c.ctrl_cqe;
+	wr->opcode = IBV_WR_RDMA_WRITE;
+	wr->sg_list = &op->replay_sge;
+	wr->num_sge = 1;
+	wr->wr.rdma.remote_addr = raddr;
+	wr->wr.rdma.rkey = rkey;
+	wr->next = first;
+	op->nwrs++;
+	return wr;
+}
+
+/*
+ * Build the answer's WRs in @op: [RDMA WRITE of read data ->] the message,
+ * from op->first_wr.
+ */
 static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len)
 {
 	struct trs_srv_path *path = op->path;
@@ -113,6 +165,7 @@ static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len
 	memset(data_wr, 0, sizeof(*data_wr));
 	memset(rsp_wr, 0, sizeof(*rsp_wr));
 	op->nwrs = 1;
+	op->first_wr = rsp_wr;
 	if (op->req.type == TRS_MSG_IO_READ && !status && len) {
 		op->data_sge.addr = (uintptr_t)trs_srv_slot(sess, op->id);
 		op->data_sge.length = (uint32_t)len;
@@ -125,6 +178,9 @@ static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len
 		data_wr->wr.rdma.rkey = op->req.rkey;
 		data_wr->next = rsp_wr;
 		op->nwrs = 2;
+		op->first_wr = data_wr;
+		if (sess->ctx->opts.test_faults & IBTRS_SRV_TEST_REPLAY)
+			op->first_wr = trs_srv_replay(op, data_wr);
 	}
 	/* unsignaled, unless it ends a chain that is signaled (flush) */
 	rsp_wr->wr_id = (uintptr_t)&con->c.ctrl_cqe;
@@ -209,8 +265,7 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 		op->rsp_wr.next = NULL;
 		TAILQ_NEXT(op, tx_link) = NULL;
 		if (last) {
-			last->rsp_wr.next = op->nwrs == 2 ? &op->data_wr :
-					    &op->rsp_wr;
+			last->rsp_wr.next = op->first_wr;
 			TAILQ_NEXT(last, tx_link) = op;
 		} else {
 			first = op;
@@ -224,8 +279,7 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 	if (trs_con_sig_chain(&con->c, &last->rsp_wr, n, !TAILQ_EMPTY(&con->txq)))
 		ctx->st.signaled++;
 	ctx->st.answers += nops;
-	err = trs_con_post_send(&con->c, first->nwrs == 2 ? &first->data_wr :
-				&first->rsp_wr, n);
+	err = trs_con_post_send(&con->c, first->first_wr, n);
 	if (err)
 		trs_srv_path_fail(con->path, "posting %u answers: %s", nops,
 				  strerror(-err));

@@ -7,6 +7,11 @@
  * expected content of every sector is known: the client remembers the
  * generation of the last completed write of each sector (0 = never written,
  * expect what the server had: zeros unless -k).
+ *
+ * --canary: every slot alternates between two buffers; a read's buffer is
+ * kept as it completed while the slot's next IO runs, and checked when that
+ * one completes (and at the end): any change is a remote write after the
+ * read ended (a server replaying an ended key, trs-test-server -R).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +27,10 @@
 struct slot {
 	struct ibtrs_permit *permit;
 	char *buf;
+	char *alt;		/* --canary: the other buffer */
+	char *saved;		/* --canary: the last read's data as completed */
+	char *saved_buf;	/* ... and where it stays until checked */
+	uint32_t saved_len;
 	uint64_t lane_off;
 	uint64_t offset;
 	uint32_t len;
@@ -36,8 +45,8 @@ static struct slot *slots;
 static uint32_t *shadow;		/* per sector: generation */
 static uint64_t disk_size = 64 << 20, lane_size;
 static uint32_t min_size = 512, max_size, gen_counter;
-static int rw_pct = 50, bounce, keep_unknown;
-static unsigned long long ios, errors, verify_errors, target_ios;
+static int rw_pct = 50, bounce, keep_unknown, canary;
+static unsigned long long ios, errors, verify_errors, target_ios, canary_errors;
 static double duration;
 static struct timespec t0;
 static volatile sig_atomic_t stop;
@@ -98,6 +107,38 @@ static void verify(struct slot *s)
 
 static void conf(void *priv, int err);
 
+/* --canary: the slot's last finished read must be as it completed. */
+static void canary_check(struct slot *s)
+{
+	uint32_t i;
+
+	if (!s->saved_len)
+		return;
+	if (memcmp(s->saved_buf, s->saved, s->saved_len)) {
+		for (i = 0; i < s->saved_len && s->saved_buf[i] == s->saved[i]; i++)
+			;
+		if (canary_errors++ < 10)
+			fprintf(stderr, "CANARY: the buffer of a read that completed "
+				"changed afterwards at byte %u: %02x, was %02x "
+				"(a remote write after the IO ended)\n", i,
+				(unsigned char)s->saved_buf[i],
+				(unsigned char)s->saved[i]);
+	}
+	s->saved_len = 0;
+}
+
+/* --canary: keep this read's buffer as it is; the next IO uses the other. */
+static void canary_keep(struct slot *s)
+{
+	char *b = s->buf;
+
+	memcpy(s->saved, b, s->len);
+	s->saved_buf = b;
+	s->saved_len = s->len;
+	s->buf = s->alt;
+	s->alt = b;
+}
+
 static int issue(struct slot *s)
 {
 	uint32_t nsec = (max_size - min_size) / TT_SECTOR + 1;
@@ -156,11 +197,15 @@ static void conf(void *priv, int err)
 		return;
 	}
 	ios++;
+	if (canary)
+		canary_check(s);
 	if (s->dir == IBTRS_WRITE)
 		for (i = 0; i < s->len / TT_SECTOR; i++)
 			shadow[s->offset / TT_SECTOR + i] = s->gen;
 	else
 		verify(s);
+	if (canary && s->dir == IBTRS_READ)
+		canary_keep(s);
 	if (!done() && !stopping && !issue(s))
 		inflight++;
 }
@@ -197,10 +242,11 @@ static void print_stats(void)
 		hb += p->hb_sent;
 	}
 	printf("total ios=%llu posted=%llu errors=%llu verify_errors=%llu "
+	       "canary_errors=%llu "
 	       "msgs_sent=%llu msgs_recv=%llu reg_wrs=%llu hb_sent=%llu "
 	       "msgs_per_io=%.3f reg_wrs_per_io=%.3f queued_no_path=%llu "
 	       "failed_no_path=%llu paths_connected=%d elapsed=%.1f\n",
-	       ios, n, errors, verify_errors, sent, recv, reg, hb,
+	       ios, n, errors, verify_errors, canary_errors, sent, recv, reg, hb,
 	       ios ? (double)(sent + recv) / (double)ios : 0.0,
 	       ios ? (double)reg / (double)ios : 0.0,
 	       (unsigned long long)st.queued_no_path,
@@ -230,6 +276,7 @@ static void usage(const char *p)
 		"  --wait-paths N   at the end wait up to 20 s for N connected paths\n"
 		"  --switch-policy  rotate the policy every second\n"
 		"  --connect-timeout MS  one connection attempt\n"
+		"  --canary         check that no finished read's buffer changes\n"
 		"  -v               more logging\n", p);
 }
 
@@ -245,6 +292,7 @@ int main(int argc, char **argv)
 		{ "wait-paths", required_argument, NULL, 7 },
 		{ "switch-policy", no_argument, NULL, 8 },
 		{ "connect-timeout", required_argument, NULL, 9 },
+		{ "canary", no_argument, NULL, 10 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ibtrs_clt_opts opts = { .sessname = "trs-test" };
@@ -254,7 +302,7 @@ int main(int argc, char **argv)
 	double expect_mpi = -1, last_report = 0, last_switch = 0;
 	unsigned long long last_ios = 0;
 	unsigned int i;
-	size_t bufsz;
+	size_t bufsz, nbufs;
 	char *bufs;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -298,6 +346,7 @@ int main(int argc, char **argv)
 		case 7: wait_paths = atoi(optarg); break;
 		case 8: switch_policy = 1; break;
 		case 9: opts.connect_timeout_ms = (unsigned int)atoi(optarg); break;
+		case 10: canary = 1; break;
 		default:
 			usage(argv[0]);
 			return 2;
@@ -341,16 +390,23 @@ int main(int argc, char **argv)
 	shadow = calloc(disk_size / TT_SECTOR, sizeof(*shadow));
 	slots = calloc((size_t)depth, sizeof(*slots));
 	bufsz = (max_size + 4095) & ~4095u;
-	bufs = aligned_alloc(4096, bufsz * (size_t)depth);
+	nbufs = (size_t)depth * (canary ? 3 : 1);	/* buf, alt, saved */
+	bufs = aligned_alloc(4096, bufsz * nbufs);
 	if (!shadow || !slots || !bufs)
 		return 1;
-	if (!bounce && (err = ibtrs_clt_reg_mem(clt, bufs, bufsz * (size_t)depth))) {
+	/* saved copies (--canary) are never exposed: only 2 of 3 registered */
+	if (!bounce && (err = ibtrs_clt_reg_mem(clt, bufs,
+						bufsz * (size_t)depth * (canary ? 2 : 1)))) {
 		fprintf(stderr, "ibtrs_clt_reg_mem: %s\n", strerror(-err));
 		return 1;
 	}
 	signal(SIGINT, SIG_IGN);
 	for (i = 0; i < (unsigned int)depth; i++) {
 		slots[i].buf = bufs + bufsz * i;
+		if (canary) {
+			slots[i].alt = bufs + bufsz * ((size_t)depth + i);
+			slots[i].saved = bufs + bufsz * (2 * (size_t)depth + i);
+		}
 		slots[i].lane_off = lane_size * i;
 		slots[i].permit = ibtrs_clt_get_permit(clt);
 		if (!slots[i].permit) {
@@ -398,6 +454,15 @@ int main(int argc, char **argv)
 			rc = 1;
 		}
 	}
+	if (canary) {
+		double until = now_s() + 0.5;
+
+		/* a late remote write has half a second to land */
+		while (now_s() < until)
+			ibtrs_clt_poll(clt, 100);
+		for (i = 0; i < (unsigned int)depth; i++)
+			canary_check(&slots[i]);
+	}
 	print_stats();
 	if (expect_mpi >= 0) {
 		struct ibtrs_clt_stats st;
@@ -418,7 +483,7 @@ int main(int argc, char **argv)
 	if (!bounce)
 		ibtrs_clt_unreg_mem(clt, bufs);
 	ibtrs_clt_close(clt);
-	if (errors || verify_errors)
+	if (errors || verify_errors || canary_errors)
 		rc = 1;
 	printf("RESULT %s\n", rc ? "FAIL" : "OK");
 	return rc;

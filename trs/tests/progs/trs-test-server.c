@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 	unsigned long mib = 64, seconds = 0;
 	time_t end;
 
-	while ((c = getopt(argc, argv, "a:p:q:c:d:f:t:S:L:v")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:q:c:d:f:t:S:L:Rv")) != -1) {
 		switch (c) {
 		case 'a':
 			if (naddrs < 8)
@@ -183,11 +183,12 @@ int main(int argc, char **argv)
 			slow_ms = (unsigned int)atoi(colon + 1);
 			break;
 		}
+		case 'R': opts.test_faults |= IBTRS_SRV_TEST_REPLAY; break;
 		case 'v': verbose++; break;
 		default:
 			fprintf(stderr, "usage: %s -a ADDR [-a ADDR] [-p PORT] [-q QD] "
 				"[-c CHUNK] [-d MIB] [-f FILE] [-t SEC] [-S lib|raw] "
-				"[-L IP:MS] [-v]\n", argv[0]);
+				"[-L IP:MS] [-R] [-v]\n", argv[0]);
 			return 2;
 		}
 	}
