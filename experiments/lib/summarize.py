@@ -50,11 +50,12 @@ METRICS = ["ios", "window_ms", "iops", "bw_MBps", "guest_ns_per_io", "instr_per_
            "lat_mean_us", "lat_p50_us", "lat_p99_us", "pkts_per_io", "blk_reqs_per_io",
            "reqs_per_io", "forks",
            "ctxt_per_io", "intr_per_io", "mod_msgs_per_io", "mod_reg_wrs_per_io",
-           "mod_local_invs_per_io"]
+           "mod_local_invs_per_io", "mod_reg_mrs_per_io", "mod_inv_rsps_per_io"]
 # Counters of our kernel client (tb-snap kv: files, its paths file in sysfs):
 # key there -> measure here.
 MOD_COUNTERS = (("msgs", "mod_msgs_per_io"), ("reg_wrs", "mod_reg_wrs_per_io"),
-                ("local_invs", "mod_local_invs_per_io"))
+                ("local_invs", "mod_local_invs_per_io"), ("reg_mrs", "mod_reg_mrs_per_io"),
+                ("inv_rsps", "mod_inv_rsps_per_io"))
 
 
 def read_snap(path):

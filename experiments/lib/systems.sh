@@ -26,7 +26,8 @@ sys_nullblk_desc() { echo "nullblk - - - -"; }
 # nvmet-rdma target (configfs) exporting /dev/nullb0 on path 1, and the
 # kernel nvme-rdma host connected to it.
 sys_nvme_rdma_up() {
-	local cfs=/sys/kernel/config/nvmet addr sub port dev t
+	local cfs=/sys/kernel/config/nvmet addr sub port
+	[ -n "${EX_NVME_DEV:-}" ] && return 0
 	sys_nullblk_up
 	modprobe nvmet-rdma && modprobe nvme-rdma || ex_die "cannot load nvme rdma modules"
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
@@ -43,7 +44,12 @@ sys_nvme_rdma_up() {
 	echo "$addr" >"$port/addr_traddr"
 	echo $EX_NVME_PORT >"$port/addr_trsvcid"
 	ln -s "$sub" "$port/subsystems/$EX_NQN"
-	nvme connect -t rdma -a "$addr" -s $EX_NVME_PORT -n $EX_NQN >/dev/null ||
+	_nvme_connect
+}
+_nvme_connect() {	# the host side: connect, find the namespace (EX_NVME_DEV)
+	local dev t
+	EX_NVME_DEV=
+	nvme connect -t rdma -a "$(tb_nth 1 "$TB_SRV_ADDRS")" -s $EX_NVME_PORT -n $EX_NQN >/dev/null ||
 		ex_die "nvme connect failed"
 	for ((t = 0; t < 100; t++)); do
 		dev=$(grep -l "$EX_NQN" /sys/class/nvme/nvme*/subsysnqn 2>/dev/null | head -n1)
@@ -56,6 +62,21 @@ sys_nvme_rdma_up() {
 		sleep 0.1
 	done
 	[ -b "/dev/${EX_NVME_DEV:-none}" ] || ex_die "nvme namespace did not appear"
+}
+# _nvme_register_always Y|N: the host's nvme_rdma module parameter (read
+# only once loaded: the host disconnects, the module is loaded again with
+# the value, the host reconnects). Y (the default) registers every IO's
+# pages with FRWR and the target invalidates them remotely; N sends a
+# single-segment IO with the PD's global rkey (IB_PD_UNSAFE_GLOBAL_RKEY),
+# never invalidated.
+_nvme_register_always() {
+	local f=/sys/module/nvme_rdma/parameters/register_always
+	[ "$(cat $f 2>/dev/null)" = "$1" ] && return 0
+	nvme disconnect -n $EX_NQN >/dev/null || ex_die "nvme disconnect failed"
+	modprobe -r nvme_rdma || ex_die "cannot unload nvme_rdma"
+	modprobe nvme_rdma register_always="$1" || ex_die "cannot load nvme_rdma register_always=$1"
+	[ "$(cat $f)" = "$1" ] || ex_die "nvme_rdma register_always is $(cat $f), not $1"
+	_nvme_connect
 }
 sys_nvme_rdma_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_NVME_DEV"; }
 # The multipath head (nvmeXnY) of Linux 6.1 keeps no IO statistics; its
@@ -71,6 +92,20 @@ sys_nvme_rdma_iosrc() {
 # them remotely (SEND_WITH_INVALIDATE).
 sys_nvme_rdma_desc() { echo "nvme-rdma 1 - frwr remote"; }
 
+# E02: nvme-rdma with register_always=Y (its default: secure) and =N
+# (unsafe), switched before each cell (experiments in by-system order
+# switch once per system and run).
+sys_nvme_reg_up() { sys_nvme_rdma_up; }
+sys_nvme_reg_pre() { _nvme_register_always Y; }
+sys_nvme_reg_fio() { sys_nvme_rdma_fio; }
+sys_nvme_reg_iosrc() { sys_nvme_rdma_iosrc; }
+sys_nvme_reg_desc() { echo "nvme-rdma 1 - frwr remote"; }
+sys_nvme_noreg_up() { sys_nvme_rdma_up; }
+sys_nvme_noreg_pre() { _nvme_register_always N; }
+sys_nvme_noreg_fio() { sys_nvme_rdma_fio; }
+sys_nvme_noreg_iosrc() { sys_nvme_rdma_iosrc; }
+sys_nvme_noreg_desc() { echo "nvme-rdma 1 - global none"; }
+
 # Upstream RNBD/RTRS built by experiments/baselines/rnbd-build.sh (the path
 # is passed in EX_RNBD_DIR). rnbd1: one path; rnbd2: two paths, its own
 # session, access_mode=migration so it may share the device.
@@ -84,6 +119,25 @@ _rnbd_load() {
 		insmod "$EX_RNBD_DIR/$m.ko" 2>/dev/null || ex_die "insmod $m failed"
 	done
 	_rnbd_loaded=1
+}
+# _rnbd_always_invalidate Y|N [SESS]: rtrs-server's module parameter (read
+# only): Y (its default) invalidates a chunk's MR after each IO and the
+# client gets a new key with the answer; N leaves the chunks' keys valid for
+# the session. SESS's device (EX_RNBD_DEV) is unmapped, the server modules
+# loaded again with the value, and the device mapped again.
+_rnbd_always_invalidate() {
+	local f=/sys/module/rtrs_server/parameters/always_invalidate sess=${2:-tb-rnbd}
+	[ "$(cat $f 2>/dev/null)" = "$1" ] && return 0
+	if [ -n "${EX_RNBD_DEV:-}" ]; then
+		echo normal >"/sys/block/$EX_RNBD_DEV/rnbd/unmap_device" ||
+			ex_die "rnbd unmap $EX_RNBD_DEV failed"
+		EX_RNBD_DEV=
+	fi
+	rmmod rnbd_server && rmmod rtrs_server || ex_die "cannot unload rnbd/rtrs server"
+	insmod "$EX_RNBD_DIR/rtrs/rtrs-server.ko" always_invalidate="$1" &&
+		insmod "$EX_RNBD_DIR/rnbd/rnbd-server.ko" || ex_die "cannot load rtrs-server always_invalidate=$1"
+	[ "$(cat $f)" = "$1" ] || ex_die "rtrs-server always_invalidate is $(cat $f), not $1"
+	_rnbd_map "$sess" 1 rw
 }
 _rnbd_map() {	# _rnbd_map SESSNAME NPATHS MODE -> sets EX_RNBD_DEV
 	local sess=$1 n=$2 mode=$3 paths="" i before t
@@ -114,6 +168,21 @@ sys_rnbd2_iosrc() { echo "blk:$EX_RNBD2_DEV"; }
 # Not changed by this run: rtrs-client's default (guest-info.txt records
 # the session's mpath_policy as read from sysfs).
 sys_rnbd2_desc() { echo "rnbd 2 min-inflight frwr always"; }
+
+# E02: rnbd over 1 path with rtrs-server's always_invalidate=Y (default:
+# secure) and =N (unsafe), switched before each cell. The client always
+# registers its read buffers per IO (FRWR) and they are invalidated by the
+# answer; the parameter is the server's chunk exposure.
+sys_rnbd_inv_up() { _rnbd_load; [ -n "${EX_RNBD_DEV:-}" ] || _rnbd_map tb-rnbd 1 rw; }
+sys_rnbd_inv_pre() { _rnbd_always_invalidate Y; }
+sys_rnbd_inv_fio() { echo "--ioengine=libaio --direct=1 --filename=/dev/$EX_RNBD_DEV"; }
+sys_rnbd_inv_iosrc() { echo "blk:$EX_RNBD_DEV"; }
+sys_rnbd_inv_desc() { echo "rnbd 1 - frwr remote+rekey"; }
+sys_rnbd_noinv_up() { sys_rnbd_inv_up; }
+sys_rnbd_noinv_pre() { _rnbd_always_invalidate N; }
+sys_rnbd_noinv_fio() { sys_rnbd_inv_fio; }
+sys_rnbd_noinv_iosrc() { sys_rnbd_inv_iosrc; }
+sys_rnbd_noinv_desc() { echo "rnbd 1 - frwr remote"; }
 
 # The ibtrs fio engine (fio-engine/build/ibtrs.so) against ibnbd-serverd
 # (server/build/ibnbd-serverd) serving /dev/nullb0 on every path address.
@@ -168,6 +237,23 @@ sys_ibtrs2_up() {
 }
 sys_ibtrs2_fio() { _ibtrs_fio 2; }
 
+# E02: the fio engine in each registration/invalidation mode, against the
+# daemon (ibtrs1_<mr>_<inval>) and the kernel server (ibtrsk1_<mr>_<inval>):
+# mw_remote (the default: a memory window per read buffer, invalidated by the
+# server's SEND_WITH_INV), mw_local (the client invalidates it), global_none
+# (unsafe: the region's long-lived rkey, never invalidated).
+_ex_def_ibtrs_mode() {	# NAME BASE MR INVAL
+	eval "sys_$1_up() { sys_$2_up; }
+sys_$1_fio() { EX_IBTRS_MR=$3 EX_IBTRS_INVAL=$4 sys_$2_fio \"\$@\"; }
+sys_$1_iosrc() { _ibtrs_iosrc \"\$1\"; }
+sys_$1_desc() { EX_IBTRS_MR=$3 EX_IBTRS_INVAL=$4 sys_$2_desc; }"
+}
+for _m in mw_remote mw_local global_none; do
+	_ex_def_ibtrs_mode "ibtrs1_$_m" ibtrs1 "${_m%_*}" "${_m#*_}"
+	_ex_def_ibtrs_mode "ibtrsk1_$_m" ibtrsk1 "${_m%_*}" "${_m#*_}"
+done
+unset _m
+
 # Our kernel modules (build/kmod/, make builds them): ibtrs-server +
 # ibnbd-server export /dev/nullb1 (nullb0's twin) on EX_KSRV_PORT (not 1234: upstream
 # rtrs-server listens there). ibnbd1: the kernel client (ibtrs-client +
@@ -188,8 +274,9 @@ _ksrv_load() {
 }
 sys_ibnbd1_up() {
 	local kb=$TB_TOP/build/kmod ctl=/sys/class/ibnbd-client/ctl before d t
+	[ -n "${EX_IBNBD1_DEV:-}" ] && return 0
 	_ksrv_load
-	insmod "$kb/ibtrs-client.ko" || ex_die "insmod ibtrs-client failed"
+	insmod "$kb/ibtrs-client.ko" ${EX_KCLT_PARAMS:-} || ex_die "insmod ibtrs-client ${EX_KCLT_PARAMS:-} failed"
 	insmod "$kb/ibnbd-client.ko" port=$EX_KSRV_PORT || ex_die "insmod ibnbd-client failed"
 	before=$(ls "$ctl/devices" 2>/dev/null)
 	echo "sessname=tb-ibnbd1 path=$(tb_nth 1 "$TB_CLT_ADDRS")@$(tb_nth 1 "$TB_SRV_ADDRS") device_path=nullb1 access_mode=rw" \
@@ -208,6 +295,35 @@ sys_ibnbd1_iosrc() {
 	echo "blk:$EX_IBNBD1_DEV$([ -r "$kv" ] && echo " kv:$kv")"
 }
 sys_ibnbd1_desc() { echo "ibnbd 1 - frwr remote"; }
+# E02: the kernel client in each of its modes (ibtrs-client's module
+# parameters mr_mode and inval_mode, read only: before a cell whose mode is
+# not the loaded one, the device is unmapped, the client modules loaded
+# again with the mode, and the device mapped again). ibnbd1_<mr>_<inval>.
+_ibnbd_mode() {	# MR INVAL
+	local p=/sys/module/ibtrs_client/parameters
+	[ "$(cat $p/mr_mode 2>/dev/null)" = "$1" ] &&
+		[ "$(cat $p/inval_mode 2>/dev/null)" = "$2" ] && return 0
+	if [ -n "${EX_IBNBD1_DEV:-}" ]; then
+		echo normal >"/sys/class/ibnbd-client/ctl/devices/$EX_IBNBD1_DEV/unmap_device" ||
+			ex_die "ibnbd unmap $EX_IBNBD1_DEV failed"
+		EX_IBNBD1_DEV=
+	fi
+	rmmod ibnbd_client && rmmod ibtrs_client || ex_die "cannot unload the kernel client"
+	EX_KCLT_PARAMS="mr_mode=$1 inval_mode=$2" sys_ibnbd1_up
+	[ "$(cat $p/mr_mode)/$(cat $p/inval_mode)" = "$1/$2" ] ||
+		ex_die "ibtrs-client is in $(cat $p/mr_mode)/$(cat $p/inval_mode), not $1/$2"
+}
+_ex_def_ibnbd_mode() {	# NAME MR INVAL
+	eval "sys_$1_up() { sys_ibnbd1_up; }
+sys_$1_pre() { _ibnbd_mode $2 $3; }
+sys_$1_fio() { sys_ibnbd1_fio; }
+sys_$1_iosrc() { sys_ibnbd1_iosrc; }
+sys_$1_desc() { echo \"ibnbd 1 - $2 $3\"; }"
+}
+for _m in frwr_remote frwr_local frwr_none global_remote global_none; do
+	_ex_def_ibnbd_mode "ibnbd1_$_m" "${_m%_*}" "${_m#*_}"
+done
+unset _m
 sys_ibtrsk1_up() { _ksrv_load; [ -e "$TB_TOP/fio-engine/build/ibtrs.so" ] || ex_die "fio engine not built"; }
 sys_ibtrsk1_fio() {
 	echo "--ioengine=external:$TB_TOP/fio-engine/build/ibtrs.so --paths=$(_ibtrs_paths 1)" \

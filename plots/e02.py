@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""e02.py - the figures of E02-mr-inval (the cost of memory registration and
+invalidation), from the newest run's icount aggregate.csv; never typed.
+
+Usage: e02.py --results DIR --out DIR
+
+  e02_security_cost   software instructions per IO of every system in each
+                      of its modes, one panel per workload; each system keeps
+                      its colour (plot.py's), unsafe modes hatched; error bars
+                      min..max over the runs; bars from zero
+  e02_security_ratio  each system's secure mode over its own unsafe mode
+                      (software instructions per IO), per workload; error
+                      bars: the ratio's range from the two modes' min..max
+"""
+import argparse, csv, glob, os
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from plot import COLOURS, num, save, wl_key, wl_name  # noqa: E402
+
+# (implementation, mr, inval) of the secure mode and of the unsafe mode of
+# each system, as systems.txt names them; the first is the reference.
+PAIRS = [("nvme-rdma", ("frwr", "remote"), ("global", "none")),
+         ("rnbd", ("frwr", "remote+rekey"), ("frwr", "remote")),
+         ("ibnbd", ("frwr", "remote"), ("global", "none")),
+         ("ibtrs-fio", ("mw", "remote"), ("global", "none")),
+         ("ibtrs-fio/kernel-srv", ("mw", "remote"), ("global", "none"))]
+UNSAFE = {("global", "none"), ("frwr", "none"), ("mw", "none"), ("global", "remote"),
+          ("global", "local")}
+
+
+def newest(results):
+    runs = sorted(glob.glob(os.path.join(results, "E02-mr-inval", "*", "icount",
+                                         "aggregate.csv")))
+    if not runs:
+        return None, []
+    p = runs[-1]
+    modes = {}
+    st = os.path.join(os.path.dirname(p), "raw", "systems.txt")
+    for line in open(st):
+        w = line.split()
+        if len(w) == 6:
+            modes[w[0]] = (w[1], w[4], w[5])
+    rows = []
+    with open(p, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["system"] in modes:
+                r["impl"], r["mr"], r["inval"] = modes[r["system"]]
+                rows.append(r)
+    return os.path.basename(os.path.dirname(os.path.dirname(p))), rows
+
+
+def impl_order(impl):
+    names = [p[0] for p in PAIRS]
+    return names.index(impl) if impl in names else 99
+
+
+def fig_cost(run, rows, out):
+    wls = sorted({wl_name(r) + " " + r["bs"] for r in rows},
+                 key=lambda w: (w.split()[2] != "4k", wl_key(" ".join(w.split()[:2]))))
+    fig, axes = plt.subplots(1, len(wls), figsize=(3.3 * len(wls), 4.6), squeeze=False)
+    for ax, w in zip(axes[0], wls):
+        rs = [r for r in rows if wl_name(r) + " " + r["bs"] == w
+              and num(r.get("sw_instr_per_io_median"))]
+        rs.sort(key=lambda r: (impl_order(r["impl"]), (r["mr"], r["inval"]) in UNSAFE,
+                               r["mr"], r["inval"]))
+        x = list(range(len(rs)))
+        med = [num(r["sw_instr_per_io_median"]) / 1e3 for r in rs]
+        lo = [m - num(r["sw_instr_per_io_min"]) / 1e3 for m, r in zip(med, rs)]
+        hi = [num(r["sw_instr_per_io_max"]) / 1e3 - m for m, r in zip(med, rs)]
+        for i, r in enumerate(rs):
+            ax.bar(i, med[i], 0.75, color=COLOURS.get(r["impl"], "#333333"),
+                   hatch="//" if (r["mr"], r["inval"]) in UNSAFE else None,
+                   edgecolor="white", yerr=[[lo[i]], [hi[i]]], capsize=2,
+                   error_kw={"elinewidth": 0.8})
+        ax.set_xticks(x)
+        ax.set_xticklabels(["%s %s/%s" % (r["impl"], r["mr"], r["inval"]) for r in rs],
+                           rotation=60, ha="right", fontsize=6)
+        ax.set_title(w, fontsize=9)
+        ax.set_ylim(bottom=0)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("thousand software instructions per IO")
+    nruns = max(int(r["runs"]) for r in rows)
+    fig.suptitle("E02: software instructions per IO per registration/invalidation mode "
+                 "(hatched: unsafe modes)\nrun %s, icount boot, median of %d runs, "
+                 "error bars min..max" % (run, nruns), fontsize=9, y=1.03)
+    save(fig, out, "e02_security_cost")
+
+
+def fig_ratio(run, rows, out):
+    def get(impl, mode, w):
+        for r in rows:
+            if (r["impl"], (r["mr"], r["inval"])) == (impl, mode) and \
+                    wl_name(r) + " " + r["bs"] == w and num(r.get("sw_instr_per_io_median")):
+                return r
+        return None
+    wls = sorted({wl_name(r) + " " + r["bs"] for r in rows},
+                 key=lambda w: (w.split()[2] != "4k", wl_key(" ".join(w.split()[:2]))))
+    impls = [p for p in PAIRS if any(r["impl"] == p[0] for r in rows)]
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(wls) * len(impls) / 2), 4))
+    width = 0.8 / max(len(impls), 1)
+    drawn = False
+    for i, (impl, sec, uns) in enumerate(impls):
+        xs, ys, lo, hi = [], [], [], []
+        for j, w in enumerate(wls):
+            a, b = get(impl, sec, w), get(impl, uns, w)
+            if not a or not b:
+                continue
+            k = "sw_instr_per_io_"
+            y = num(a[k + "median"]) / num(b[k + "median"])
+            xs.append(j + (i - (len(impls) - 1) / 2) * width)
+            ys.append(y)
+            lo.append(y - num(a[k + "min"]) / num(b[k + "max"]))
+            hi.append(num(a[k + "max"]) / num(b[k + "min"]) - y)
+        if xs:
+            drawn = True
+            ax.bar(xs, ys, width, color=COLOURS.get(impl, "#333333"),
+                   label="%s: %s/%s over %s/%s" % (impl, sec[0], sec[1], uns[0], uns[1]),
+                   yerr=[lo, hi], capsize=2, error_kw={"elinewidth": 0.8})
+    if not drawn:
+        plt.close(fig)
+        return
+    ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.axhline(1.05, color="grey", linewidth=0.6, linestyle="--")
+    ax.set_xticks(range(len(wls)))
+    ax.set_xticklabels(wls, fontsize=7)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("secure / unsafe, software instructions per IO")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=6, loc="lower center", bbox_to_anchor=(0.5, -0.45), ncol=2)
+    nruns = max(int(r["runs"]) for r in rows)
+    fig.suptitle("E02: what each system's secure mode costs over its own unsafe mode "
+                 "(dashed: +5 %%)\nrun %s, icount boot, medians of %d runs, error bars "
+                 "from the runs' min..max" % (run, nruns), fontsize=9, y=1.02)
+    save(fig, out, "e02_security_ratio")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    run, rows = newest(a.results)
+    if not rows:
+        print("plots: no E02-mr-inval run: its figures skipped")
+        return
+    os.makedirs(a.out, exist_ok=True)
+    fig_cost(run, rows, a.out)
+    fig_ratio(run, rows, a.out)
+
+
+if __name__ == "__main__":
+    main()
