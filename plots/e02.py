@@ -12,13 +12,17 @@ Usage: e02.py --results DIR --out DIR
                       (software instructions per IO), per workload; error
                       bars: the ratio's range from the two modes' min..max
 """
-import argparse, csv, glob, os
+import argparse, glob, os, sys
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from plot import COLOURS, num, save, wl_key, wl_name  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "experiments", "lib"))
+from report_e02 import load  # noqa: E402
 
 # (implementation, mr, inval) of the secure mode and of the unsafe mode of
 # each system, as systems.txt names them; the first is the reference.
@@ -32,24 +36,14 @@ UNSAFE = {("global", "none"), ("frwr", "none"), ("mw", "none"), ("global", "remo
 
 
 def newest(results):
+    """(run id, rows) of the newest E02-mr-inval run with an icount boot;
+    rows carry impl/mr/inval from its systems.txt (report_e02.load)."""
     runs = sorted(glob.glob(os.path.join(results, "E02-mr-inval", "*", "icount",
                                          "aggregate.csv")))
     if not runs:
         return None, []
-    p = runs[-1]
-    modes = {}
-    st = os.path.join(os.path.dirname(p), "raw", "systems.txt")
-    for line in open(st):
-        w = line.split()
-        if len(w) == 6:
-            modes[w[0]] = (w[1], w[4], w[5])
-    rows = []
-    with open(p, newline="") as f:
-        for r in csv.DictReader(f):
-            if r["system"] in modes:
-                r["impl"], r["mr"], r["inval"] = modes[r["system"]]
-                rows.append(r)
-    return os.path.basename(os.path.dirname(os.path.dirname(p))), rows
+    run = os.path.dirname(os.path.dirname(runs[-1]))
+    return os.path.basename(run), load(run)
 
 
 def impl_order(impl):
