@@ -31,8 +31,16 @@ PAIRS = [("nvme-rdma", ("frwr", "remote"), ("global", "none")),
          ("ibnbd", ("frwr", "remote"), ("global", "none")),
          ("ibtrs-fio", ("mw", "remote"), ("global", "none")),
          ("ibtrs-fio/kernel-srv", ("mw", "remote"), ("global", "none"))]
-UNSAFE = {("global", "none"), ("frwr", "none"), ("mw", "none"), ("global", "remote"),
-          ("global", "local")}
+# The modes that end the server's access with the IO (the rest are hatched):
+# for rnbd only always_invalidate=Y re-keys its server chunks too.
+SAFE = {"nvme-rdma": {("frwr", "remote")}, "rnbd": {("frwr", "remote+rekey")},
+        "ibnbd": {("frwr", "remote"), ("frwr", "local")},
+        "ibtrs-fio": {("mw", "remote"), ("mw", "local")},
+        "ibtrs-fio/kernel-srv": {("mw", "remote"), ("mw", "local")}}
+
+
+def unsafe(r):
+    return (r["mr"], r["inval"]) not in SAFE.get(r["impl"], set())
 
 
 def newest(results):
@@ -58,15 +66,14 @@ def fig_cost(run, rows, out):
     for ax, w in zip(axes[0], wls):
         rs = [r for r in rows if wl_name(r) + " " + r["bs"] == w
               and num(r.get("sw_instr_per_io_median"))]
-        rs.sort(key=lambda r: (impl_order(r["impl"]), (r["mr"], r["inval"]) in UNSAFE,
-                               r["mr"], r["inval"]))
+        rs.sort(key=lambda r: (impl_order(r["impl"]), unsafe(r), r["mr"], r["inval"]))
         x = list(range(len(rs)))
         med = [num(r["sw_instr_per_io_median"]) / 1e3 for r in rs]
         lo = [m - num(r["sw_instr_per_io_min"]) / 1e3 for m, r in zip(med, rs)]
         hi = [num(r["sw_instr_per_io_max"]) / 1e3 - m for m, r in zip(med, rs)]
         for i, r in enumerate(rs):
             ax.bar(i, med[i], 0.75, color=COLOURS.get(r["impl"], "#333333"),
-                   hatch="//" if (r["mr"], r["inval"]) in UNSAFE else None,
+                   hatch="//" if unsafe(r) else None,
                    edgecolor="white", yerr=[[lo[i]], [hi[i]]], capsize=2,
                    error_kw={"elinewidth": 0.8})
         ax.set_xticks(x)
