@@ -79,10 +79,23 @@ tb_srv "pkill -TERM ibnbd-serverd; sleep 1; cat /tmp/srvd.log" >"$log/srvd.log" 
 kb=$TB_TOP/build/kmod
 kport=12346
 [ -e "$kb/ibnbd-client.ko" ] && [ -e "$kb/ibnbd-server.ko" ] || fail "kernel modules not built (make -C kmod)"
+# kfail MSG [FIO-JOB]: the FAIL line, then what explains it (indented
+# lines the host test prints after the FAIL line): the job's fio output,
+# the paths, both kernels' last messages.
 kfail() {
 	dmesg >"$log/dmesg-clt.log"
 	tb_srv "dmesg" >"$log/dmesg-srv.log" 2>&1
-	fail "$*"
+	echo "FAIL: two-hosts: $1"
+	{
+		[ -n "${2:-}" ] && echo "fio $2:" && tail -n 15 "$log/fio-$2.log"
+		echo "paths:"
+		cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths
+		echo "client dmesg:"
+		grep -E 'ibtrs|ibnbd|rxe|WARN|BUG' "$log/dmesg-clt.log" | tail -n 25
+		echo "server dmesg:"
+		grep -E 'ibtrs|ibnbd|rxe|WARN|BUG' "$log/dmesg-srv.log" | tail -n 25
+	} 2>&1 | sed 's/^/  | /'
+	exit 1
 }
 tb_srv "modprobe rdma_cm && insmod build/kmod/ibtrs-server.ko port=$kport &&
 	insmod build/kmod/ibnbd-server.ko dev_search_path=/dev" >"$log/kserver-load.log" 2>&1 ||
@@ -106,17 +119,21 @@ kjob() {	# NAME FIO-ARGS...
 pstat() {	# path I's line of the device's paths file
 	grep "10.99.$1.1" /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths
 }
-kjob kboth --size=16m --offset=64m || kfail "kernel client verify over 2 links: $(tail -3 "$log/fio-kboth.log")"
+kjob kboth --size=16m --offset=64m || kfail "kernel client verify over 2 links" kboth
 pstat 1 | grep -q "rsps=[1-9]" && pstat 2 | grep -q "rsps=[1-9]" ||
 	kfail "both links did not carry the kernel client's IO: $(cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths)"
 echo "PASS: two-hosts: kernel client and kernel server in separate guests, verified over 2 links"
 
 kjob kcut --size=32m --offset=96m --rate=4m &
 fpid=$!
+t0=$(date +%s)
 sleep 2
 tb_host link 1 down srv >"$log/host-link-down.log" 2>&1 ||
 	kfail "host: set_link down: $(cat "$log/host-link-down.log")"
-wait $fpid || kfail "kernel client verify with the server's link 1 unplugged: $(tail -3 "$log/fio-kcut.log")"
+echo "two-hosts: server's link 1 down $(($(date +%s) - t0)) s into the job"
+wait $fpid
+frc=$?
+[ $frc = 0 ] || kfail "kernel client verify with the server's link 1 unplugged: fio exit $frc after $(($(date +%s) - t0)) s" kcut
 cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths >"$log/paths-after-cut.txt"
 pstat 1 | grep -q "failovers=[1-9]" && ! pstat 1 | grep -q "state=connected" ||
 	kfail "path 1 did not fail over when the server's NIC lost carrier: $(cat "$log/paths-after-cut.txt")"
@@ -158,7 +175,7 @@ for ((t = 0; t < 240; t++)); do
 done
 srv_up >"$log/crash-srv-up2.log" 2>&1 || kfail "server set-up after the crash: $(cat "$log/crash-srv-up2.log")"
 echo "two-hosts: server guest killed, booted and serving again after $(($(date +%s) - t0)) s"
-wait $fpid || kfail "verified job across the server crash: $(tail -3 "$log/fio-kcrash.log")"
+wait $fpid || kfail "verified job across the server crash" kcrash
 cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths >"$log/paths-after-crash.txt"
 grep -q "reconnects=[1-9]" "$log/paths-after-crash.txt" && dmesg | grep -q "reopened vda" ||
 	kfail "no reconnect and reopen after the crash: $(cat "$log/paths-after-crash.txt"; dmesg | grep -i reopen | tail -2)"

@@ -28,7 +28,9 @@ grep -h "^two-hosts:" "$out/clt/output.log" 2>/dev/null
 if [ $rc = 0 ] && [ "$(grep -c '^PASS: two-hosts' "$out/clt/output.log")" = 5 ]; then
 	grep '^PASS: two-hosts' "$out/clt/output.log"
 else
-	grep '^FAIL: ' "$out/clt/output.log" 2>/dev/null ||
+	# the FAIL line and the indented lines that explain it
+	grep -q '^FAIL: ' "$out/clt/output.log" 2>/dev/null &&
+		sed -n '/^FAIL: /,$p' "$out/clt/output.log" | grep -E '^(FAIL: |  \| )' | head -n 100 ||
 		echo "FAIL: $name: exit $rc: $(tail -n 5 "$out.log")"
 	exit 1
 fi
