@@ -109,7 +109,7 @@ struct fio_option fio_ibtrs_options[] = {
 		.lname	= "Client MR mode",
 		.type	= FIO_OPT_STR_STORE,
 		.off1	= offsetof(struct fio_ibtrs_options, mr_mode),
-		.help	= "How READ buffers are exposed (libibtrs names, e.g. mw, global)",
+		.help	= "How READ buffers are exposed: mw (default), reg, bounce, global (UNSAFE)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -118,7 +118,7 @@ struct fio_option fio_ibtrs_options[] = {
 		.lname	= "Invalidation mode",
 		.type	= FIO_OPT_STR_STORE,
 		.off1	= offsetof(struct fio_ibtrs_options, inval_mode),
-		.help	= "When remote access ends (libibtrs names, e.g. remote, local, none)",
+		.help	= "When remote access ends: remote (default), local, none (UNSAFE)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -266,13 +266,13 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 		return -EINVAL;
 	}
 	if (o->mr_mode && ibtrs_mr_mode_parse(o->mr_mode, &co->mr_mode)) {
-		td_vmsg(td, EINVAL, "unknown mr_mode", "ibtrs");
-		log_err("ibtrs: unknown mr_mode '%s'\n", o->mr_mode);
+		td_vmsg(td, EINVAL, "bad mr_mode", "ibtrs");
+		log_err("ibtrs: %s\n", ibtrs_clt_last_error(NULL));
 		return -EINVAL;
 	}
 	if (o->inval_mode && ibtrs_inval_mode_parse(o->inval_mode, &co->inval_mode)) {
-		td_vmsg(td, EINVAL, "unknown inval_mode", "ibtrs");
-		log_err("ibtrs: unknown inval_mode '%s'\n", o->inval_mode);
+		td_vmsg(td, EINVAL, "bad inval_mode", "ibtrs");
+		log_err("ibtrs: %s\n", ibtrs_clt_last_error(NULL));
 		return -EINVAL;
 	}
 	return 0;

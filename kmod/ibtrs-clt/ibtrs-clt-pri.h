@@ -59,8 +59,9 @@ extern int ibtrs_clt_inval_mode;
 
 /**
  * enum ibtrs_clt_mr_mode - how a read buffer is exposed to the server
- *	(module parameter mr_mode; trs/PROTOCOL.md 5 has the userspace
- *	library's modes).
+ *	(module parameter mr_mode; the values and names are the shared ones
+ *	of trs/common/modes.c, whose other modes, userspace's, this client
+ *	refuses by name).
  * @IBTRS_CLT_MR_FRWR: fast registration of exactly the IO buffer in the
  *	connection's MR of the chunk id, a new key per IO (default).
  * @IBTRS_CLT_MR_GLOBAL: UNSAFE, comparison only: the PD's unsafe global
@@ -68,12 +69,10 @@ extern int ibtrs_clt_inval_mode;
  *	path's life) for a read of one DMA segment; a read of several
  *	segments is registered as with @IBTRS_CLT_MR_FRWR (nvme-rdma with
  *	register_always=N).
- * @IBTRS_CLT_MR_MAX: number of modes.
  */
 enum ibtrs_clt_mr_mode {
-	IBTRS_CLT_MR_FRWR,
-	IBTRS_CLT_MR_GLOBAL,
-	IBTRS_CLT_MR_MAX,
+	IBTRS_CLT_MR_FRWR = TRS_MR_FRWR,
+	IBTRS_CLT_MR_GLOBAL = TRS_MR_GLOBAL,
 };
 
 /**
@@ -576,8 +575,6 @@ static inline s64 ibtrs_clt_pcpu_sum(const void __percpu *base, size_t off)
 /* ibtrs-clt.c */
 extern const char *const ibtrs_clt_state_names[];
 extern const char *const ibtrs_clt_policy_names[];
-extern const char *const ibtrs_clt_mr_mode_names[];
-extern const char *const ibtrs_clt_inval_mode_names[];
 int ibtrs_clt_add_one(struct ib_device *dev);
 struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
 					    int idx,

@@ -421,14 +421,14 @@ static ssize_t path_mr_mode_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n",
-			  ibtrs_clt_mr_mode_names[to_clt_path(kobj)->mr_mode]);
+			  trs_mr_mode_name(to_clt_path(kobj)->mr_mode));
 }
 
 static ssize_t path_inval_mode_show(struct kobject *kobj,
 				    struct kobj_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%s\n",
-			  ibtrs_clt_inval_mode_names[to_clt_path(kobj)->inval_mode]);
+			  trs_inval_mode_name(to_clt_path(kobj)->inval_mode));
 }
 
 static ssize_t path_hb_rtt_us_show(struct kobject *kobj,

@@ -90,48 +90,30 @@ int ibtrs_clt_mp_policy = TRS_MP_ROUND_ROBIN;
 module_param_named(mp_policy, ibtrs_clt_mp_policy, int, 0444);
 MODULE_PARM_DESC(mp_policy, "path selection: 0 round-robin, 1 min-inflight, 2 min-latency");
 
-const char *const ibtrs_clt_mr_mode_names[] = {
-	[IBTRS_CLT_MR_FRWR] = "frwr",
-	[IBTRS_CLT_MR_GLOBAL] = "global",
-};
-
-const char *const ibtrs_clt_inval_mode_names[] = {
-	[IBTRS_CLT_INV_REMOTE] = "remote",
-	[IBTRS_CLT_INV_LOCAL] = "local",
-	[IBTRS_CLT_INV_NONE] = "none",
-};
-
 /*
- * mr_mode and inval_mode: strings (the names above), parsed into the enum
- * when the module is loaded (0444: never later); an unknown value fails
- * the load with -EINVAL.
+ * mr_mode and inval_mode: strings, the names of trs/common/modes.c, parsed
+ * into the enum when the module is loaded (0444: never later). An unknown
+ * value, or a mode of the shared set this client does not offer (mw, reg,
+ * bounce: userspace's), fails the load with -EINVAL and says why.
  */
-static int ibtrs_clt_mode_set(const char *val, const struct kernel_param *kp,
-			      const char *const *names, size_t n,
-			      const char *want)
-{
-	int i = val ? __sysfs_match_string(names, n, val) : -EINVAL;
-
-	if (i < 0) {
-		pr_err("%s: unknown value '%.*s' (%s)\n", kp->name,
-		       val ? (int)strcspn(val, "\n") : 0, val ? : "", want);
-		return -EINVAL;
-	}
-	*(int *)kp->arg = i;
-	return 0;
-}
-
 static int ibtrs_clt_mr_mode_set(const char *val, const struct kernel_param *kp)
 {
-	return ibtrs_clt_mode_set(val, kp, ibtrs_clt_mr_mode_names,
-				  ARRAY_SIZE(ibtrs_clt_mr_mode_names),
-				  "frwr or global");
+	const char *why = NULL;
+	int m = trs_mr_mode_parse(val, TRS_IMPL_KERNEL, &why);
+
+	if (m < 0) {
+		pr_err("mr_mode '%.*s': %s\n", val ? (int)strcspn(val, "\n") : 0,
+		       val ? : "", why);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = m;
+	return 0;
 }
 
 static int ibtrs_clt_mr_mode_get(char *buf, const struct kernel_param *kp)
 {
 	return scnprintf(buf, PAGE_SIZE, "%s\n",
-			 ibtrs_clt_mr_mode_names[*(int *)kp->arg]);
+			 trs_mr_mode_name(*(int *)kp->arg));
 }
 
 static const struct kernel_param_ops ibtrs_clt_mr_mode_ops = {
@@ -155,15 +137,22 @@ MODULE_PARM_DESC(mr_mode, "read buffers: frwr (default: REG_MR per read) or glob
 static int ibtrs_clt_inval_mode_set(const char *val,
 				    const struct kernel_param *kp)
 {
-	return ibtrs_clt_mode_set(val, kp, ibtrs_clt_inval_mode_names,
-				  ARRAY_SIZE(ibtrs_clt_inval_mode_names),
-				  "remote, local or none");
+	const char *why = NULL;
+	int m = trs_inval_mode_parse(val, &why);
+
+	if (m < 0) {
+		pr_err("inval_mode '%.*s': %s\n",
+		       val ? (int)strcspn(val, "\n") : 0, val ? : "", why);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = m;
+	return 0;
 }
 
 static int ibtrs_clt_inval_mode_get(char *buf, const struct kernel_param *kp)
 {
 	return scnprintf(buf, PAGE_SIZE, "%s\n",
-			 ibtrs_clt_inval_mode_names[*(int *)kp->arg]);
+			 trs_inval_mode_name(*(int *)kp->arg));
 }
 
 static const struct kernel_param_ops ibtrs_clt_inval_mode_ops = {
@@ -659,8 +648,8 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 			       ibtrs_clt_path_sum(p, msgs),
 			       ibtrs_clt_path_sum(p, sig_reqs),
 			       ibtrs_clt_path_sum(p, poll_cqes),
-			       ibtrs_clt_mr_mode_names[p->mr_mode],
-			       ibtrs_clt_inval_mode_names[p->inval_mode],
+			       trs_mr_mode_name(p->mr_mode),
+			       trs_inval_mode_name(p->inval_mode),
 			       ibtrs_clt_path_sum(p, reg_mrs),
 			       ibtrs_clt_path_sum(p, inv_rsps), p->ncons);
 	}

@@ -55,7 +55,7 @@ static void check_params(struct thread_data *td,
 	FZ_CHECK(p->queue_depth == o->queue_depth);
 	FZ_CHECK(co->port == o->port);
 	FZ_CHECK((unsigned int)co->policy <= IBTRS_MP_MIN_LATENCY);
-	FZ_CHECK(co->mr_mode <= IBTRS_MR_GLOBAL);
+	FZ_CHECK(co->mr_mode <= IBTRS_MR_BOUNCE);
 	FZ_CHECK(co->inval_mode <= IBTRS_INVAL_NONE);
 	FZ_CHECK(o->ctrl_loss_tmo <= INT_MAX / 1000);
 	if (o->ctrl_loss_tmo < 0)

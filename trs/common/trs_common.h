@@ -187,6 +187,51 @@ static inline __u64 trs_mp_lat_us(__u64 ewma)
 	return ewma >> TRS_MP_LAT_FRAC;
 }
 
+/*
+ * modes.c - the registration and invalidation modes: one set of names for
+ * every implementation; each implementation refuses by name, with the
+ * reason in *why, a mode it does not offer.
+ * @TRS_MR_MW: a type-2 memory window over exactly the read buffer (userspace).
+ * @TRS_MR_GLOBAL: UNSAFE, comparison only: a long-lived key over client memory.
+ * @TRS_MR_REG: a registration of exactly the read buffer per IO (userspace).
+ * @TRS_MR_BOUNCE: IO goes through a pre-registered bounce pool and a copy:
+ *	none of the user's memory is ever registered or exposed (userspace).
+ * @TRS_MR_FRWR: fast registration (REG_MR) of the read buffer (kernel).
+ */
+enum trs_mr_mode {
+	TRS_MR_MW = 0,
+	TRS_MR_GLOBAL = 1,
+	TRS_MR_REG = 2,
+	TRS_MR_BOUNCE = 3,
+	TRS_MR_FRWR = 4,
+	TRS_MR_MAX
+};
+
+/*
+ * @TRS_INVAL_REMOTE: the answer invalidates the read buffer's key
+ *	(SEND_WITH_INV, checked by the client).
+ * @TRS_INVAL_LOCAL: the client invalidates (or deregisters) it before the
+ *	IO completes.
+ * @TRS_INVAL_NONE: UNSAFE, comparison only: keys live as long as the path.
+ */
+enum trs_inval_mode {
+	TRS_INVAL_REMOTE = 0,
+	TRS_INVAL_LOCAL = 1,
+	TRS_INVAL_NONE = 2,
+	TRS_INVAL_MAX
+};
+
+enum trs_impl { TRS_IMPL_USER = 0, TRS_IMPL_KERNEL = 1 };
+
+const char *trs_mr_mode_name(int m);
+const char *trs_inval_mode_name(int m);
+/* A mode's name (one trailing newline allowed) -> the mode; -EINVAL for an
+ * unknown name, -EOPNOTSUPP for one @impl does not offer; *why says which. */
+int trs_mr_mode_parse(const char *s, int impl, const char **why);
+int trs_inval_mode_parse(const char *s, const char **why);
+/* 0 when @impl runs @mr with @inval, else -EINVAL/-EOPNOTSUPP and *why. */
+int trs_modes_check(int impl, int mr, int inval, const char **why);
+
 /* backoff.c */
 /* Reconnect delay of attempt @attempt (0-based): min*2^attempt capped at
  * max, plus uniform jitter in [0, 50%] drawn from @rnd. */

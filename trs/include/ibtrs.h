@@ -54,15 +54,24 @@ enum ibtrs_mp_policy {
 };
 
 /**
- * enum ibtrs_mr_mode - how client READ buffers are exposed to the server.
+ * enum ibtrs_mr_mode - how client READ buffers are exposed to the server
+ * (names: ibtrs_mr_mode_name(); the kernel client's names are the same).
  * @IBTRS_MR_MW: default; a type-2 memory window is bound over exactly the
  *	IO's buffer for the IO's lifetime (the userspace analogue of FRWR).
  * @IBTRS_MR_GLOBAL: unsafe, comparison only: the whole registered region's
  *	long-lived rkey is sent to the server.
+ * @IBTRS_MR_REG: a registration of exactly the IO's buffer (ibv_reg_mr),
+ *	dropped before the IO completes; needs @IBTRS_INVAL_LOCAL.
+ * @IBTRS_MR_BOUNCE: every IO is copied through the library's pre-registered
+ *	bounce buffer: no user memory is ever exposed (the bounce slot is, as
+ *	@inval_mode says: a window over it, or its long-lived key with none).
+ * "frwr", the kernel's mode, is refused by name (-EOPNOTSUPP).
  */
 enum ibtrs_mr_mode {
 	IBTRS_MR_MW = 0,
 	IBTRS_MR_GLOBAL = 1,
+	IBTRS_MR_REG = 2,
+	IBTRS_MR_BOUNCE = 3,
 };
 
 /**
@@ -90,6 +99,8 @@ void ibtrs_set_log(ibtrs_log_fn fn, enum ibtrs_log_level max_level);
 const char *ibtrs_mp_policy_name(enum ibtrs_mp_policy p);
 int ibtrs_mp_policy_parse(const char *s, enum ibtrs_mp_policy *out);
 const char *ibtrs_mr_mode_name(enum ibtrs_mr_mode m);
+/* 0, or -EINVAL (unknown name) / -EOPNOTSUPP (a mode userspace does not
+ * offer); the reason is in ibtrs_clt_last_error(NULL). */
 int ibtrs_mr_mode_parse(const char *s, enum ibtrs_mr_mode *out);
 const char *ibtrs_inval_mode_name(enum ibtrs_inval_mode m);
 int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out);

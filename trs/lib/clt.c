@@ -411,6 +411,7 @@ struct ibtrs_clt *ibtrs_clt_open(const struct ibtrs_clt_opts *opts,
 {
 	struct ibtrs_clt *clt;
 	int i, ret = -EINVAL, flags;
+	const char *why = NULL;
 
 	if (!opts || !opts->sessname || !*opts->sessname || !paths ||
 	    npaths < 1 || npaths > IBTRS_MAX_PATHS) {
@@ -420,9 +421,15 @@ struct ibtrs_clt *ibtrs_clt_open(const struct ibtrs_clt_opts *opts,
 	}
 	if (strlen(opts->sessname) >= IBTRS_SESSNAME_MAX ||
 	    opts->cons_per_path > TRS_MAX_CONS_PER_PATH ||
-	    (unsigned int)opts->policy >= TRS_MP_MAX ||
-	    opts->mr_mode > IBTRS_MR_GLOBAL || opts->inval_mode > IBTRS_INVAL_NONE) {
+	    (unsigned int)opts->policy >= TRS_MP_MAX) {
 		trs_set_error("ibtrs_clt_open: invalid options");
+		goto out_err;
+	}
+	if (trs_modes_check(TRS_IMPL_USER, (int)opts->mr_mode,
+			    (int)opts->inval_mode, &why)) {
+		trs_set_error("ibtrs_clt_open: mr_mode %s, inval_mode %s: %s",
+			      ibtrs_mr_mode_name(opts->mr_mode),
+			      ibtrs_inval_mode_name(opts->inval_mode), why);
 		goto out_err;
 	}
 	ret = -ENOMEM;
@@ -594,8 +601,9 @@ int ibtrs_clt_request(struct ibtrs_clt *clt, enum ibtrs_dir dir,
 	req->priv = priv;
 	req->seq = ++clt->seq;
 	req->final_status = 0;
+	/* mr_mode bounce: user memory is never handed to the NIC */
 	req->bounce = true;
-	if (iovcnt == 1) {
+	if (iovcnt == 1 && clt->opts.mr_mode != IBTRS_MR_BOUNCE) {
 		uintptr_t a = (uintptr_t)iov[0].iov_base;
 
 		for (i = 0; i < clt->nregions; i++) {

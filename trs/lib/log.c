@@ -161,8 +161,6 @@ void trs_fd_drain(int fd)
 
 /* ---- enum names ---- */
 static const char *const mp_names[] = { "round-robin", "min-inflight", "min-latency" };
-static const char *const mr_names[] = { "mw", "global" };
-static const char *const inval_names[] = { "remote", "local", "none" };
 static const char *const state_names[] = { "connecting", "connected",
 					   "reconnecting", "closed" };
 
@@ -184,8 +182,8 @@ static int trs_parse(const char *const *names, int n, const char *s, int *out)
 }
 
 const char *ibtrs_mp_policy_name(enum ibtrs_mp_policy p) { return TRS_NAME(mp_names, p); }
-const char *ibtrs_mr_mode_name(enum ibtrs_mr_mode m) { return TRS_NAME(mr_names, m); }
-const char *ibtrs_inval_mode_name(enum ibtrs_inval_mode m) { return TRS_NAME(inval_names, m); }
+const char *ibtrs_mr_mode_name(enum ibtrs_mr_mode m) { return trs_mr_mode_name(m); }
+const char *ibtrs_inval_mode_name(enum ibtrs_inval_mode m) { return trs_inval_mode_name(m); }
 const char *ibtrs_path_state_name(enum ibtrs_path_state s) { return TRS_NAME(state_names, s); }
 
 int ibtrs_mp_policy_parse(const char *s, enum ibtrs_mp_policy *out)
@@ -207,21 +205,37 @@ int ibtrs_mp_policy_parse(const char *s, enum ibtrs_mp_policy *out)
 
 int ibtrs_mr_mode_parse(const char *s, enum ibtrs_mr_mode *out)
 {
-	int v, err = trs_parse(mr_names, 2, s, &v);
+	const char *why = NULL;
+	int v = trs_mr_mode_parse(s, TRS_IMPL_USER, &why);
 
-	if (!err)
-		*out = (enum ibtrs_mr_mode)v;
-	return err;
+	if (v < 0) {
+		trs_set_error("mr_mode '%s': %s", s ? s : "", why);
+		return v;
+	}
+	*out = (enum ibtrs_mr_mode)v;
+	return 0;
 }
 
 int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out)
 {
-	int v, err = trs_parse(inval_names, 3, s, &v);
+	const char *why = NULL;
+	int v = trs_inval_mode_parse(s, &why);
 
-	if (!err)
-		*out = (enum ibtrs_inval_mode)v;
-	return err;
+	if (v < 0) {
+		trs_set_error("inval_mode '%s': %s", s ? s : "", why);
+		return v;
+	}
+	*out = (enum ibtrs_inval_mode)v;
+	return 0;
 }
+
+_Static_assert((int)IBTRS_MR_MW == TRS_MR_MW && (int)IBTRS_MR_GLOBAL == TRS_MR_GLOBAL &&
+	       (int)IBTRS_MR_REG == TRS_MR_REG && (int)IBTRS_MR_BOUNCE == TRS_MR_BOUNCE,
+	       "mr_mode values must match trs_common.h");
+_Static_assert((int)IBTRS_INVAL_REMOTE == TRS_INVAL_REMOTE &&
+	       (int)IBTRS_INVAL_LOCAL == TRS_INVAL_LOCAL &&
+	       (int)IBTRS_INVAL_NONE == TRS_INVAL_NONE,
+	       "inval_mode values must match trs_common.h");
 
 _Static_assert((int)IBTRS_MP_ROUND_ROBIN == TRS_MP_ROUND_ROBIN &&
 	       (int)IBTRS_MP_MIN_INFLIGHT == TRS_MP_MIN_INFLIGHT &&

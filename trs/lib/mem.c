@@ -18,16 +18,30 @@ static bool trs_clt_global_keys(const struct ibtrs_clt *clt)
 	       clt->opts.inval_mode == IBTRS_INVAL_NONE;
 }
 
-static struct ibv_mr *trs_clt_reg(struct trs_clt_path *path, void *addr,
-				  size_t len)
+/* Windows are bound per read (mw; bounce unless keys are long-lived). */
+static bool trs_clt_wants_mw(const struct ibtrs_clt *clt)
 {
+	return !trs_clt_global_keys(clt) && clt->opts.mr_mode != IBTRS_MR_REG;
+}
+
+/*
+ * @exposed: the memory reads land in (a user region, or the bounce
+ * buffer). In mr_mode bounce, user regions are never exposed, not even
+ * with the unsafe long-lived key of inval_mode none.
+ */
+static struct ibv_mr *trs_clt_reg(struct trs_clt_path *path, void *addr,
+				  size_t len, bool exposed)
+{
+	struct ibtrs_clt *clt = path->clt;
 	int access = IBV_ACCESS_LOCAL_WRITE;
 	struct ibv_mr *mr;
 
-	if (trs_clt_global_keys(path->clt))
-		access |= IBV_ACCESS_REMOTE_WRITE;
-	else if (path->dev->mw_state >= 0)
-		access |= IBV_ACCESS_MW_BIND;
+	if (exposed || clt->opts.mr_mode != IBTRS_MR_BOUNCE) {
+		if (trs_clt_global_keys(clt))
+			access |= IBV_ACCESS_REMOTE_WRITE;
+		else if (trs_clt_wants_mw(clt) && path->dev->mw_state >= 0)
+			access |= IBV_ACCESS_MW_BIND;
+	}
 	mr = ibv_reg_mr(path->dev->pd, addr, len, access);
 	if (!mr && (access & IBV_ACCESS_MW_BIND)) {
 		path->dev->mw_state = -1;
@@ -74,7 +88,7 @@ int trs_clt_path_mem_setup(struct trs_clt_path *path)
 	int i, err;
 
 	path->use_mw = false;
-	if (!trs_clt_global_keys(clt) && path->dev->mw_state >= 0) {
+	if (trs_clt_wants_mw(clt) && path->dev->mw_state >= 0) {
 		err = trs_clt_alloc_mws(path);
 		if (!err) {
 			path->use_mw = true;
@@ -88,7 +102,7 @@ int trs_clt_path_mem_setup(struct trs_clt_path *path)
 			return err;
 		}
 	}
-	path->iobuf_mr = trs_clt_reg(path, clt->iobuf, clt->iobuf_len);
+	path->iobuf_mr = trs_clt_reg(path, clt->iobuf, clt->iobuf_len, true);
 	if (!path->iobuf_mr) {
 		err = -errno;
 		goto out_free_mws;
@@ -96,7 +110,7 @@ int trs_clt_path_mem_setup(struct trs_clt_path *path)
 	for (i = 0; i < clt->nregions; i++) {
 		struct trs_region *r = &clt->regions[i];
 
-		r->mr[path->idx] = trs_clt_reg(path, r->addr, r->len);
+		r->mr[path->idx] = trs_clt_reg(path, r->addr, r->len, false);
 		if (!r->mr[path->idx]) {
 			err = -errno;
 			goto out_dereg;
@@ -172,7 +186,8 @@ int trs_clt_req_map_read(struct trs_clt_path *path, struct trs_clt_req *req,
 		req->need_inv = true;
 		return 0;
 	}
-	/* Fallback: a registration over exactly this buffer, dropped at IO end. */
+	/* mr_mode reg, or windows unsupported by the device: a registration
+	 * over exactly this buffer, dropped before the IO completes. */
 	req->io_mr = ibv_reg_mr(path->dev->pd, buf, req->len,
 				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!req->io_mr)
@@ -210,7 +225,7 @@ int ibtrs_clt_reg_mem(struct ibtrs_clt *clt, void *addr, size_t len)
 
 		if (path->state != IBTRS_PATH_CONNECTED || path->fail_pending)
 			continue;
-		r->mr[i] = trs_clt_reg(path, addr, len);
+		r->mr[i] = trs_clt_reg(path, addr, len, false);
 		if (!r->mr[i]) {
 			int err = -errno;
 

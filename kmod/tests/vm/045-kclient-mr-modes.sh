@@ -1,8 +1,10 @@
 #!/bin/bash
 # 045-kclient-mr-modes: ibtrs-client's memory-registration and invalidation
 # modes (module parameters mr_mode and inval_mode, kmod/README.md).
-#  1. a bad value fails the load: insmod mr_mode=bogus and inval_mode=bogus
-#     exit non-zero, each with the module's "unknown value" line;
+#  1. a bad value fails the load: insmod mr_mode=bogus, inval_mode=bogus,
+#     and mr_mode=mw and =bounce (the shared names of userspace's modes,
+#     trs/common/modes.c) exit non-zero, each with a kernel message that
+#     names the value and says why;
 #  2. for (frwr,remote) (frwr,local) (frwr,none) (global,remote)
 #     (global,none): ibtrs-client loaded with them (unloaded and loaded
 #     again between combinations), an UNSAFE warning for global and none,
@@ -42,17 +44,22 @@ QD=32
 modinfo -p "$KB/ibtrs-client.ko" | grep -q '^mr_mode:' || die "no mr_mode in modinfo"
 modinfo -p "$KB/ibtrs-client.ko" | grep -q '^inval_mode:' || die "no inval_mode in modinfo"
 modprobe rdma_cm || die "modprobe rdma_cm"
-for bad in mr_mode=bogus inval_mode=bogus; do
+while IFS='|' read -r bad why; do
 	if command insmod "$KB/ibtrs-client.ko" "$bad" 2>"$LOGDIR/insmod-bad.txt"; then
 		rmmod ibtrs_client
 		die "insmod ibtrs-client $bad succeeded"
 	fi
 	lsmod | grep -q '^ibtrs_client ' && die "ibtrs_client loaded after $bad"
 	p=${bad%%=*}
-	kmsgs | grep -q "ibtrs_client: $p: unknown value 'bogus' (" ||
+	kmsgs | grep -qF "ibtrs_client: $p '${bad#*=}': $why" ||
 		die "no clear kernel message for $bad: $(kmsgs | tail -3)"
-	log "insmod $bad refused: $(tr '\n' ' ' <"$LOGDIR/insmod-bad.txt")"
-done
+	log "insmod $bad refused: $(kmsgs | grep -F "$p '${bad#*=}'" | tail -1)"
+done <<'EOT'
+mr_mode=bogus|mr_mode is frwr or global
+inval_mode=bogus|inval_mode is remote, local or none
+mr_mode=mw|Linux 6.1 offers memory windows to userspace only
+mr_mode=bounce|the kernel client has no bounce pool
+EOT
 
 kmod_load queue_depth=$QD
 

@@ -270,7 +270,7 @@ static void usage(const char *p)
 		"  -p PORT          server port\n"
 		"  -b               bounce mode: no registered buffers, 2 iovecs\n"
 		"  -k               sectors never written may hold anything\n"
-		"  --mr MODE        mw|global;  --inval MODE remote|local|none\n"
+		"  --mr MODE        mw|reg|bounce|global;  --inval MODE remote|local|none\n"
 		"  --ctrl-loss-tmo MS, --hb-interval MS, --hb-missed N\n"
 		"  --expect-msgs-per-io X   fail unless (msgs_sent+msgs_recv) == X*ios\n"
 		"  --wait-paths N   at the end wait up to 20 s for N connected paths\n"
@@ -332,12 +332,16 @@ int main(int argc, char **argv)
 		case 'k': keep_unknown = 1; break;
 		case 'v': verbose++; break;
 		case 1:
-			if (ibtrs_mr_mode_parse(optarg, &opts.mr_mode))
+			if (ibtrs_mr_mode_parse(optarg, &opts.mr_mode)) {
+				fprintf(stderr, "%s\n", ibtrs_clt_last_error(NULL));
 				return 2;
+			}
 			break;
 		case 2:
-			if (ibtrs_inval_mode_parse(optarg, &opts.inval_mode))
+			if (ibtrs_inval_mode_parse(optarg, &opts.inval_mode)) {
+				fprintf(stderr, "%s\n", ibtrs_clt_last_error(NULL));
 				return 2;
+			}
 			break;
 		case 3: opts.ctrl_loss_tmo_ms = atoi(optarg); break;
 		case 4: opts.hb_interval_ms = (unsigned int)atoi(optarg); break;

@@ -4,13 +4,17 @@
 # of 0x5A bytes into the previous read's buffer with that read's key). The
 # client reads at QD1 with --canary: a finished read's buffer is kept as it
 # completed and checked after the next IO.
-#  mw+remote, mw+local (the safe modes): the key ended with its IO, so the
-#    replay fails at the client's NIC (the server logs a remote access error
-#    and fails the path) and no finished buffer changes;
+#  mw+remote, mw+local, reg+local, bounce+remote (the safe modes): the key
+#    ended with its IO, so the replay fails at the client's NIC (the server
+#    logs a remote access error and fails the path) and no finished buffer
+#    changes;
+#  bounce+none (contained): the bounce buffer's key outlives the IO and the
+#    replay lands (no remote access error), but in the bounce buffer: no
+#    finished read's buffer (user memory) changes;
 #  mw+none, global+none, global+remote (unsafe): the key outlives the IO, the
 #    replay lands, and the client sees a finished read's buffer change: the
 #    exposure is shown, not assumed.
-# TIMEOUT=240
+# TIMEOUT=360
 set -euo pipefail
 . "$TB_TOP/experiments/testbed/guest-lib.sh"
 . "$TB_TOP/trs/tests/vm/lib.sh"
@@ -36,7 +40,11 @@ check() {
 	grep -m1 'CANARY' "$log" || true
 	[ "$replays" -gt 0 ] || { echo "FAIL: $name: the server replayed nothing"; fail=1; }
 	[ -n "$ce" ] || { echo "FAIL: $name: no totals from the client"; fail=1; return; }
-	if [ "$want" = safe ]; then
+	if [ "$want" = contained ]; then
+		[ "$ce" = 0 ] || { echo "FAIL: $name: a replay reached user memory"; fail=1; }
+		! grep -q 'remote access error' /tmp/trs-srv-replay-$name.log ||
+			{ echo "FAIL: $name: the replay did not land (the bounce buffer's key ended?)"; fail=1; }
+	elif [ "$want" = safe ]; then
 		[ "$ce" = 0 ] || { echo "FAIL: $name: a replay changed a finished read's buffer"; fail=1; }
 		grep -q 'remote access error' /tmp/trs-srv-replay-$name.log ||
 			{ echo "FAIL: $name: the replay did not fail with a remote access error"; fail=1; }
@@ -52,6 +60,9 @@ check() {
 
 check mw-remote safe --mr mw --inval remote
 check mw-local safe --mr mw --inval local
+check reg-local safe --mr reg --inval local
+check bounce-remote safe --mr bounce --inval remote
+check bounce-none contained --mr bounce --inval none
 check mw-none unsafe --mr mw --inval none
 check global-none unsafe --mr global --inval none
 check global-remote unsafe --mr global --inval remote
