@@ -35,7 +35,8 @@ PAIRS = [("nvme-rdma", ("frwr", "remote"), ("global", "none")),
 # for rnbd only always_invalidate=Y re-keys its server chunks too.
 SAFE = {"nvme-rdma": {("frwr", "remote")}, "rnbd": {("frwr", "remote+rekey")},
         "ibnbd": {("frwr", "remote"), ("frwr", "local")},
-        "ibtrs-fio": {("mw", "remote"), ("mw", "local")},
+        "ibtrs-fio": {("mw", "remote"), ("mw", "local"), ("reg", "local"),
+                      ("bounce", "remote"), ("bounce", "local")},
         "ibtrs-fio/kernel-srv": {("mw", "remote"), ("mw", "local")}}
 
 

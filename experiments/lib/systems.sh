@@ -240,15 +240,19 @@ sys_ibtrs2_fio() { _ibtrs_fio 2; }
 # E02: the fio engine in each registration/invalidation mode, against the
 # daemon (ibtrs1_<mr>_<inval>) and the kernel server (ibtrsk1_<mr>_<inval>):
 # mw_remote (the default: a memory window per read buffer, invalidated by the
-# server's SEND_WITH_INV), mw_local (the client invalidates it), global_none
-# (unsafe: the region's long-lived rkey, never invalidated).
+# server's SEND_WITH_INV), mw_local (the client invalidates it), reg_local (a
+# registration per read, dropped before the IO completes), bounce_remote
+# (every IO copied through the library's bounce buffer, a window over the
+# slot), bounce_none (the bounce buffer's long-lived key: user memory never
+# exposed), global_none (unsafe: the region's long-lived rkey, never
+# invalidated).
 _ex_def_ibtrs_mode() {	# NAME BASE MR INVAL
 	eval "sys_$1_up() { sys_$2_up; }
 sys_$1_fio() { EX_IBTRS_MR=$3 EX_IBTRS_INVAL=$4 sys_$2_fio \"\$@\"; }
 sys_$1_iosrc() { _ibtrs_iosrc \"\$1\"; }
 sys_$1_desc() { EX_IBTRS_MR=$3 EX_IBTRS_INVAL=$4 sys_$2_desc; }"
 }
-for _m in mw_remote mw_local global_none; do
+for _m in mw_remote mw_local reg_local bounce_remote bounce_none global_none; do
 	_ex_def_ibtrs_mode "ibtrs1_$_m" ibtrs1 "${_m%_*}" "${_m#*_}"
 	_ex_def_ibtrs_mode "ibtrsk1_$_m" ibtrsk1 "${_m%_*}" "${_m#*_}"
 done
