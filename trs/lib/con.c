@@ -134,7 +134,7 @@ int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
 	qp_attr.cap.max_recv_wr = attr->rq_size;
 	qp_attr.cap.max_send_sge = 2;	/* write: data + header */
 	qp_attr.cap.max_recv_sge = 1;
-	if (rdma_create_qp(cm_id, con->dev->pd, &qp_attr)) {
+	if (rdma_create_qp(cm_id, attr->pd ? attr->pd : con->dev->pd, &qp_attr)) {
 		err = -errno;
 		goto out_destroy_cq;
 	}
@@ -150,7 +150,7 @@ int trs_con_create(struct trs_con *con, struct rdma_cm_id *cm_id,
 	memset(con->msg_area, 0, area);
 	con->ctrl_buf = (char *)con->msg_area + (size_t)con->nrx * TRS_MAX_RECV_MSG;
 	con->tx_slots = (char *)con->ctrl_buf + TRS_MAX_RECV_MSG;
-	con->msg_mr = ibv_reg_mr(con->dev->pd, con->msg_area, area,
+	con->msg_mr = ibv_reg_mr(attr->pd ? attr->pd : con->dev->pd, con->msg_area, area,
 				 IBV_ACCESS_LOCAL_WRITE);
 	if (!con->msg_mr) {
 		err = -errno;

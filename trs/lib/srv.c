@@ -128,6 +128,8 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 		ibv_dereg_mr(path->pool_mr);
 	if (path->replay_mr)
 		ibv_dereg_mr(path->replay_mr);
+	if (path->pd)
+		ibv_dealloc_pd(path->pd);
 	trs_dev_put(path->dev);
 	for (i = 0; i < path->ncons; i++)
 		if (path->cons[i].c.cm_id)
@@ -318,6 +320,23 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 	con->c.owner = path;
 	con->c.cm_id = id;
 	id->context = &con->ictx;
+	/*
+	 * A protection domain per path, as the kernel server has: a key of
+	 * this path's pool works on this path's QPs only, never on another
+	 * session's (a shared PD would let any client that guesses or saw
+	 * another session's pool key write into its chunks).
+	 */
+	if (!path->pd) {
+		path->pd = ibv_alloc_pd(id->verbs);
+		if (!path->pd) {
+			err = -ENOMEM;
+			goto out_fail;
+		}
+	} else if (path->pd->context != id->verbs) {
+		err = -EXDEV;	/* all connections of a path use one device */
+		goto out_fail;
+	}
+	attr.pd = path->pd;
 	err = trs_con_create(&con->c, id, &attr);
 	if (err)
 		goto out_fail;
@@ -328,16 +347,13 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 	if (!path->dev) {
 		path->dev = con->c.dev;
 		trs_dev_hold(path->dev);
-		path->pool_mr = ibv_reg_mr(path->dev->pd, sess->pool, sess->pool_len,
+		path->pool_mr = ibv_reg_mr(path->pd, sess->pool, sess->pool_len,
 					   IBV_ACCESS_LOCAL_WRITE |
 					   IBV_ACCESS_REMOTE_WRITE);
 		if (!path->pool_mr) {
 			err = -errno;
 			goto out_fail;
 		}
-	} else if (con->c.dev != path->dev) {
-		err = -EXDEV;	/* all connections of a path use one device */
-		goto out_fail;
 	}
 	rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &tmo,
 			sizeof(tmo));

@@ -93,6 +93,7 @@ struct trs_srv_path {
 	bool fail_pending;
 	char addr[64];
 	struct trs_dev *dev;	/* held for pool_mr; all cons use it */
+	struct ibv_pd *pd;	/* this path's alone: its QPs, pool_mr */
 	struct ibv_mr *pool_mr;
 	/* IBTRS_SRV_TEST_REPLAY: the pattern's MR, the previous read's key */
 	struct ibv_mr *replay_mr;

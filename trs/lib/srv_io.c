@@ -118,7 +118,7 @@ static struct ibv_send_wr *trs_srv_replay(struct ibtrs_srv_op *op,
 
 	if (!path->replay_mr) {
 		memset(trs_srv_replay_pattern, 0x5A, sizeof(trs_srv_replay_pattern));
-		path->replay_mr = ibv_reg_mr(path->dev->pd, trs_srv_replay_pattern,
+		path->replay_mr = ibv_reg_mr(path->pd, trs_srv_replay_pattern,
 					     sizeof(trs_srv_replay_pattern), 0);
 		if (!path->replay_mr) {
 			trs_err("test fault replay: cannot register its pattern");

@@ -183,6 +183,7 @@ struct trs_con {
 #define TRS_TX_SLOT	32
 
 struct trs_con_attr {
+	struct ibv_pd *pd;	/* QP and buffers; NULL: the device's PD */
 	unsigned int sq_size, rq_size, ntx;
 	int epfd;
 	bool arm_on_sweep;

@@ -6,8 +6,10 @@
 # verified IO in another session. Every case must be rejected or its path
 # closed by validation (the hostile client answers heartbeats) within
 # LIMIT_MS, with the reason in the kernel log; the control case "idle" stays
-# connected; no heartbeat timeout; fio ends without error; the modules
-# unload and the kernel log is clean.
+# connected; no heartbeat timeout; fio ends without error. Then
+# cross-session: one session's pool key must not write through another
+# session's connection, nor through its own path's after a reconnect. The
+# modules unload and the kernel log is clean.
 # TIMEOUT=240
 . "$TB_TOP/kmod/tests/vm/klib.sh"
 kmod_need
@@ -63,6 +65,14 @@ grep -q '^PASS: hostile idle:' "$LOGDIR/hostile.log" ||
 ! grep -q 'heartbeat timeout' "$KLOG" ||
 	{ log "FAIL: a path was dropped by heartbeat timeout"; fail=1; }
 [ -z "$fail" ] || die "hostile cases failed (above)"
+
+# a session's pool key works on its own path's QPs only (a PD per path):
+# not through another session's connection, not after its path reconnects
+"$HOSTILE" -p "$SRV_PORT" -s "$(tb_nth 1 "$TB_CLT_ADDRS")@$(tb_nth 1 "$TB_SRV_ADDRS")" \
+	cross-session >"$LOGDIR/hostile-cross.log" 2>&1
+cat "$LOGDIR/hostile-cross.log"
+grep -q '^PASS: hostile cross-session' "$LOGDIR/hostile-cross.log" ||
+	die "cross-session failed (above)"
 
 kmod_unload
 kmod_log_check 40

@@ -33,6 +33,10 @@
  *   sess-flood     N (-n, default 8) connections, each a new session, none
  *                  joining: K (-k) must be accepted and the rest rejected
  *                  with TRS_REJ_LIMIT (without -k: any split, reported).
+ *   cross-session  two joined sessions A and B: an RDMA WRITE into A's pool
+ *                  with A's key must work through A (control) and fail
+ *                  through B; after A's path reconnects, A's old key must
+ *                  fail through the new connection.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -734,6 +738,112 @@ static int case_sess_flood(void)
 	return 0;
 }
 
+/*
+ * A plain RDMA WRITE of 64 bytes through @h's QP into the first chunk of
+ * @victim's pool with @victim's key; the send completion's status
+ * (IBV_WC_SUCCESS: the bytes landed), or -1 when none came in 5 s.
+ */
+#define HC_FOREIGN_WR	0xF0F0F0F0ULL
+static int hc_write_foreign(struct hc *h, const struct trs_info *victim)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)h->buf, .length = 64, .lkey = h->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = HC_FOREIGN_WR, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	double t0 = hc_now_ms();
+	struct ibv_wc wc;
+
+	memset(h->buf, 0xEE, 64);
+	wr.wr.rdma.remote_addr = victim->pool_addr;
+	wr.wr.rdma.rkey = victim->pool_rkey;
+	if (ibv_post_send(h->id->qp, &wr, &bad))
+		return -1;
+	while (hc_now_ms() - t0 < 5000) {
+		if (ibv_poll_cq(h->cq, 1, &wc) <= 0)
+			continue;
+		if (wc.wr_id == HC_FOREIGN_WR)
+			return wc.status;
+		if (wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV)
+			hc_post_recv(h, (unsigned int)wc.wr_id % HC_NRECV);
+	}
+	return -1;
+}
+
+/*
+ * cross-session: a key of one session's pool must work on that session's
+ * own connections only. Sessions A and B are joined; a write into A's pool
+ * with A's key works through A (the control: the write itself is good) and
+ * fails through B. Then A's path reconnects (same session and path, the
+ * old connection destroyed): through the new connection, A's old key must
+ * fail as well (nothing of a destroyed QP's path stays writable).
+ */
+static int case_cross_session(void)
+{
+	struct trs_msg_conn_req ra, rb;
+	struct trs_conn_req_info in;
+	enum rdma_cm_event_type got;
+	struct hc a, b, a2;
+	struct trs_info old;
+	const char *why = "";
+	int own = -2, cross = -2, stale = -2, fails = 0;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&a2, 0, sizeof(a2));
+	good_req(&ra);
+	good_req(&rb);
+	if (hc_connect(&a, &ra, &got) || hc_join(&a) ||
+	    hc_connect(&b, &rb, &got) || hc_join(&b)) {
+		printf("FAIL: hostile cross-session: could not connect/join two sessions\n");
+		fails = 1;
+		goto out;
+	}
+	own = hc_write_foreign(&a, &a.info);
+	cross = hc_write_foreign(&b, &a.info);
+	old = a.info;
+	hc_close(&a);
+	usleep(200000);
+	if (trs_conn_req_decode(&ra, sizeof(ra), &in, &why) != TRS_REJ_NONE) {
+		printf("FAIL: hostile cross-session: own request: %s\n", why);
+		fails = 1;
+		goto out;
+	}
+	in.recon_cnt++;
+	trs_conn_req_encode(&ra, &in);
+	if (hc_connect(&a2, &ra, &got) || hc_join(&a2)) {
+		printf("FAIL: hostile cross-session: A's path did not reconnect\n");
+		fails = 1;
+		goto out;
+	}
+	stale = hc_write_foreign(&a2, &old);
+	printf("hostile cross-session: A's key through A: %s; through B: %s; "
+	       "A's old key after A's reconnect: %s (keys 0x%x, then 0x%x)\n",
+	       own < 0 ? "no completion" : ibv_wc_status_str(own),
+	       cross < 0 ? "no completion" : ibv_wc_status_str(cross),
+	       stale < 0 ? "no completion" : ibv_wc_status_str(stale),
+	       old.pool_rkey, a2.info.pool_rkey);
+	if (own != IBV_WC_SUCCESS) {
+		printf("FAIL: hostile cross-session: the control write through A failed\n");
+		fails = 1;
+	}
+	if (cross == IBV_WC_SUCCESS) {
+		printf("FAIL: hostile cross-session: B wrote into A's pool\n");
+		fails = 1;
+	}
+	if (stale == IBV_WC_SUCCESS) {
+		printf("FAIL: hostile cross-session: A's old key still writes after its path reconnected\n");
+		fails = 1;
+	}
+	if (!fails)
+		printf("PASS: hostile cross-session: another session's key and a "
+		       "reconnected path's old key are refused by the NIC\n");
+out:
+	hc_close(&a);
+	hc_close(&b);
+	hc_close(&a2);
+	return fails;
+}
+
 static int run_case(const char *name)
 {
 	struct trs_msg_conn_req req;
@@ -752,6 +862,8 @@ static int run_case(const char *name)
 		return case_info_race();
 	if (!strcmp(name, "sess-flood"))
 		return case_sess_flood();
+	if (!strcmp(name, "cross-session"))
+		return case_cross_session();
 	good_req(&req);
 	if (!strcmp(name, "hb-only")) {
 		err = hc_connect(&h, &req, &got);

@@ -12,7 +12,9 @@
 # must stay connected for 3 s. The good client must complete IO in every
 # second of the run. Then hb-only: a path that sends heartbeats but never
 # joins must be dropped ("did not join within", counted from its first
-# connection: heartbeats do not keep it alive).
+# connection: heartbeats do not keep it alive). Then cross-session: one
+# session's pool key must not write through another session's connection,
+# nor through its own path's after a reconnect.
 # TIMEOUT=240
 set -euo pipefail
 . "$TB_TOP/experiments/testbed/guest-lib.sh"
@@ -71,6 +73,16 @@ grep -q 'closing path .*did not join within' /tmp/trs-srv.log ||
 # (a heartbeat before INFO_REQ used to crash the server: a NULL completion
 # handler for its HB_ACK; the hostile client then saw a disconnect too)
 kill -0 "$SRV_PID" || { echo "FAIL: hb-only: the server died"; fail=1; }
+# a session's pool key works on its own path's connections only: not
+# through another session's, not through its own path after a reconnect
+# (the server's protection domain is per path; a shared one let B write
+# into A's pool)
+"$B/trs-test-hostile" -s "$(tb_nth 1 "$TB_CLT_ADDRS")@$(tb_nth 1 "$TB_SRV_ADDRS")" \
+	cross-session >/tmp/trs-hostile-cross.log 2>&1 || fail=1
+cat /tmp/trs-hostile-cross.log
+grep -q '^PASS: hostile cross-session' /tmp/trs-hostile-cross.log ||
+	{ echo "FAIL: cross-session"; fail=1; }
+kill -0 "$SRV_PID" || { echo "FAIL: cross-session: the server died"; fail=1; }
 ! grep -q 'heartbeat timeout' /tmp/trs-srv.log ||
 	{ echo "FAIL: a path was dropped by heartbeat timeout"; fail=1; }
 # the good client's IO never stalled: every 1 s progress report has IO
