@@ -69,10 +69,13 @@ grep -q '^PASS: hostile idle:' "$LOGDIR/hostile.log" ||
 # a session's pool key works on its own path's QPs only (a PD per path):
 # not through another session's connection, not after its path reconnects
 "$HOSTILE" -p "$SRV_PORT" -s "$(tb_nth 1 "$TB_CLT_ADDRS")@$(tb_nth 1 "$TB_SRV_ADDRS")" \
-	cross-session >"$LOGDIR/hostile-cross.log" 2>&1
+	cross-session chunk-replay >"$LOGDIR/hostile-cross.log" 2>&1
 cat "$LOGDIR/hostile-cross.log"
 grep -q '^PASS: hostile cross-session' "$LOGDIR/hostile-cross.log" ||
 	die "cross-session failed (above)"
+# static chunks: a chunk stays writable with its key after its IO (shown)
+grep -q '^PASS: hostile chunk-replay' "$LOGDIR/hostile-cross.log" ||
+	die "chunk-replay failed (above)"
 
 kmod_unload
 kmod_log_check 40

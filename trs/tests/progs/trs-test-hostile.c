@@ -33,6 +33,9 @@
  *   sess-flood     N (-n, default 8) connections, each a new session, none
  *                  joining: K (-k) must be accepted and the rest rejected
  *                  with TRS_REJ_LIMIT (without -k: any split, reported).
+ *   chunk-replay   an IO on chunk 1 (an OPEN of DEV), answered; then the
+ *                  same key writes chunk 1 again: with static chunks it
+ *                  lands (the exposure is shown; PASS says so).
  *   cross-session  two joined sessions A and B: an RDMA WRITE into A's pool
  *                  with A's key must work through A (control) and fail
  *                  through B; after A's path reconnects, A's old key must
@@ -770,6 +773,40 @@ static int hc_write_foreign(struct hc *h, const struct trs_info *victim)
 }
 
 /*
+ * chunk-replay: chunk 1 carries an IO (an OPEN of DEV, answered); after the
+ * answer, the same key writes into chunk 1 again. With static chunks (the
+ * pool registered once per path, IBTRS's design) the write lands: the
+ * exposure is shown, not assumed (trs/PROTOCOL.md 5 argues why it is
+ * acceptable: the chunk belongs to this client's own session).
+ */
+static int case_chunk_replay(struct hc *h)
+{
+	struct ibnbd_msg_open om;
+	struct trs_info chunk1 = h->info;
+	int st;
+
+	if (ibnbd_init_open(&om, IBNBD_ACCESS_RO, dev_path) ||
+	    hc_req(h, 1, &om, sizeof(om), sizeof(struct ibnbd_msg_open_rsp)) ||
+	    !hc_serve(h, 2000) || h->answers[1] != 1) {
+		printf("FAIL: hostile chunk-replay: the IO on chunk 1 got %u answers\n",
+		       h->answers[1]);
+		return 1;
+	}
+	chunk1.pool_addr += h->info.slot_size;
+	st = hc_write_foreign(h, &chunk1);
+	if (st != IBV_WC_SUCCESS) {
+		printf("FAIL: hostile chunk-replay: chunk 1 refused the ended IO's key (%s); "
+		       "static chunks stay writable\n",
+		       st < 0 ? "no completion" : ibv_wc_status_str(st));
+		return 1;
+	}
+	printf("PASS: hostile chunk-replay: exposure shown: chunk 1 still writable "
+	       "with its key 0x%x after its IO was answered (static chunks)\n",
+	       h->info.pool_rkey);
+	return 0;
+}
+
+/*
  * cross-session: a key of one session's pool must work on that session's
  * own connections only. Sessions A and B are joined; a write into A's pool
  * with A's key works through A (the control: the write itself is good) and
@@ -906,6 +943,11 @@ static int run_case(const char *name)
 	slot = h.info.slot_size;
 	if (!strcmp(name, "close-as-read")) {
 		err = case_close_as_read(&h);
+		hc_close(&h);
+		return err;
+	}
+	if (!strcmp(name, "chunk-replay")) {
+		err = case_chunk_replay(&h);
 		hc_close(&h);
 		return err;
 	}

@@ -78,10 +78,13 @@ kill -0 "$SRV_PID" || { echo "FAIL: hb-only: the server died"; fail=1; }
 # (the server's protection domain is per path; a shared one let B write
 # into A's pool)
 "$B/trs-test-hostile" -s "$(tb_nth 1 "$TB_CLT_ADDRS")@$(tb_nth 1 "$TB_SRV_ADDRS")" \
-	cross-session >/tmp/trs-hostile-cross.log 2>&1 || fail=1
+	cross-session chunk-replay >/tmp/trs-hostile-cross.log 2>&1 || fail=1
 cat /tmp/trs-hostile-cross.log
 grep -q '^PASS: hostile cross-session' /tmp/trs-hostile-cross.log ||
 	{ echo "FAIL: cross-session"; fail=1; }
+# static chunks: a chunk stays writable with its key after its IO (shown)
+grep -q '^PASS: hostile chunk-replay' /tmp/trs-hostile-cross.log ||
+	{ echo "FAIL: chunk-replay"; fail=1; }
 kill -0 "$SRV_PID" || { echo "FAIL: cross-session: the server died"; fail=1; }
 ! grep -q 'heartbeat timeout' /tmp/trs-srv.log ||
 	{ echo "FAIL: a path was dropped by heartbeat timeout"; fail=1; }
