@@ -206,6 +206,8 @@ static int ibtrs_clt_post_imm(struct ibtrs_clt_con *con, u32 imm)
 	return ret;
 }
 
+static int ibtrs_clt_rekey_refused(struct ibtrs_clt_path *path);
+
 static void ibtrs_clt_info_rsp(struct ibtrs_clt_path *path, const void *buf,
 			       u32 len)
 {
@@ -220,7 +222,30 @@ static void ibtrs_clt_info_rsp(struct ibtrs_clt_path *path, const void *buf,
 	err = trs_info_rsp_decode(buf, len, &path->params, &path->info, &why);
 	if (err)
 		ibtrs_clt_err(path, "bad INFO_RSP: %s\n", why);
+	else if (path->info.flags & TRS_INFO_F_REKEY)
+		err = ibtrs_clt_rekey_refused(path);
 	path->info_err = err;
+	complete(&path->info_done);
+}
+
+/*
+ * KEYS (before INFO_RSP) or an INFO_RSP with TRS_INFO_F_REKEY: the server
+ * re-keys its chunks per IO (chunk_mode rekey), which this client does not
+ * follow (not implemented): the join fails, naming the mode; KEYS after the
+ * first are dropped with the path.
+ */
+static int ibtrs_clt_rekey_refused(struct ibtrs_clt_path *path)
+{
+	ibtrs_clt_err(path, "the server re-keys its chunks per IO (chunk_mode rekey), which the kernel client does not do (not implemented): not joining\n");
+	return -EOPNOTSUPP;
+}
+
+static void ibtrs_clt_keys(struct ibtrs_clt_path *path)
+{
+	if (READ_ONCE(path->state) != IBTRS_CLT_PATH_CONNECTING ||
+	    completion_done(&path->info_done))
+		return;
+	path->info_err = ibtrs_clt_rekey_refused(path);
 	complete(&path->info_done);
 }
 
@@ -337,7 +362,7 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 }
 
 /*
- * A message that is not an answer (INFO_RSP, on cid 0): copied out of its
+ * A message that is not an answer (INFO_RSP, KEYS: on cid 0): copied out of its
  * buffer before the buffer is posted again. Not inlined: its copy's stack
  * (zeroed by the kernel's INIT_STACK_ALL_ZERO) stays off the IO path.
  */
@@ -355,6 +380,8 @@ static noinline void ibtrs_clt_recv_msg(struct ibtrs_clt_iu *iu,
 	ibtrs_clt_recv_flush(con);
 	if (con->cid)
 		ibtrs_clt_path_fail(path, "INFO_RSP not on connection 0");
+	else if (m->msg_type == TRS_MSG_KEYS)
+		ibtrs_clt_keys(path);
 	else
 		ibtrs_clt_info_rsp(path, msg, m->len);
 }

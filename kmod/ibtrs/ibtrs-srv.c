@@ -52,6 +52,41 @@ module_param(hb_missed_max, uint, 0444);
 MODULE_PARM_DESC(hb_missed_max, "silent intervals before a path fails (default 3)");
 
 /*
+ * chunk_mode: the shared names (trs/common/modes.c); this server keeps one
+ * key per path for the pool (static) and refuses rekey by name, with the
+ * reason, failing the load.
+ */
+static int chunk_mode = TRS_CHUNK_STATIC;
+
+static int ibtrs_srv_chunk_mode_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	const char *why = NULL;
+	int m = trs_chunk_mode_parse(val, TRS_IMPL_KERNEL, &why);
+
+	if (m < 0) {
+		pr_err("chunk_mode '%.*s': %s\n",
+		       val ? (int)strcspn(val, "\n") : 0, val ? : "", why);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = m;
+	return 0;
+}
+
+static int ibtrs_srv_chunk_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 trs_chunk_mode_name(*(int *)kp->arg));
+}
+
+static const struct kernel_param_ops ibtrs_srv_chunk_mode_ops = {
+	.set = ibtrs_srv_chunk_mode_set,
+	.get = ibtrs_srv_chunk_mode_get,
+};
+module_param_cb(chunk_mode, &ibtrs_srv_chunk_mode_ops, &chunk_mode, 0444);
+MODULE_PARM_DESC(chunk_mode, "static (default: one key per path for the chunk pool); rekey is the userspace server's and refused here");
+
+/*
  * Every session pins its chunk pool (queue_depth * (chunk_size + 4 KiB))
  * from its first connection on, before it joined: without a bound any
  * peer that can reach the port takes the server's memory.

@@ -46,6 +46,7 @@ struct srv_opts {
 	unsigned int hb_interval_ms;
 	unsigned int hb_missed_max;
 	unsigned int test_faults;	/* IBTRS_SRV_TEST_*: client tests only */
+	int chunk_mode;			/* enum trs_chunk_mode */
 };
 
 /*

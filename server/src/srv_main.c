@@ -236,6 +236,9 @@ int main(int argc, char **argv)
 	so.hb_interval_ms = d->o.hb_interval_ms;
 	so.hb_missed_max = d->o.hb_missed_max;
 	so.test_faults = d->o.test_faults;
+	so.chunk_mode = (enum ibtrs_chunk_mode)d->o.chunk_mode;
+	if (so.chunk_mode != IBTRS_CHUNK_STATIC)
+		srv_info("chunk_mode %s", ibtrs_chunk_mode_name(so.chunk_mode));
 	if (so.test_faults)
 		srv_wrn("test faults %#x: this server breaks the protocol on purpose (client tests only)",
 			 so.test_faults);

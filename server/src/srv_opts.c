@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ibtrs.h"	/* IBTRS_SRV_TEST_* */
+#include "trs_common.h"	/* the shared mode names */
 #include "srv.h"
 
 void srv_opts_usage(FILE *f, const char *prog)
@@ -26,6 +27,8 @@ void srv_opts_usage(FILE *f, const char *prog)
 "  -c, --chunk-size SIZE   bytes per chunk = max IO size, power of two (default 128k)\n"
 "  -m, --max-devices N     devices one session may open (default %d)\n"
 "      --hb-interval MS    heartbeat interval; --hb-missed N: misses before failing\n"
+"      --chunk-mode M      static (default: one key per path for the chunk pool)\n"
+"                          or rekey (a key per chunk, replaced after every IO)\n"
 "  -d, --daemon            run in the background (logs go to syslog)\n"
 "  -s, --syslog            log to syslog also in the foreground\n"
 "      --pidfile FILE      write the daemon's pid\n"
@@ -89,7 +92,8 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return 0;
 }
 
-enum { OPT_PIDFILE = 256, OPT_STATS, OPT_HB_INT, OPT_HB_MISS, OPT_TEST_FAULT };
+enum { OPT_PIDFILE = 256, OPT_STATS, OPT_HB_INT, OPT_HB_MISS, OPT_TEST_FAULT,
+       OPT_CHUNK_MODE };
 
 static const struct option long_opts[] = {
 	{ "addr", required_argument, NULL, 'a' },
@@ -106,6 +110,7 @@ static const struct option long_opts[] = {
 	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 	{ "stats-file", required_argument, NULL, OPT_STATS },
 	{ "test-fault", required_argument, NULL, OPT_TEST_FAULT },
+	{ "chunk-mode", required_argument, NULL, OPT_CHUNK_MODE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -195,6 +200,15 @@ int srv_opts_parse(int argc, char **argv, struct srv_opts *o, char *err,
 		case OPT_STATS:
 			o->stats_file = optarg;
 			break;
+		case OPT_CHUNK_MODE: {
+			const char *why = "";
+			int m = trs_chunk_mode_parse(optarg, TRS_IMPL_USER, &why);
+
+			if (m < 0)
+				BAD("bad --chunk-mode '%s': %s", optarg, why);
+			o->chunk_mode = m;
+			break;
+		}
 		case OPT_TEST_FAULT:
 			if (!strcmp(optarg, "no-inval"))
 				o->test_faults |= IBTRS_SRV_TEST_NO_INVAL;

@@ -24,6 +24,22 @@ static int parse(struct srv_opts *o, char *err, ...)
 	return srv_opts_parse(argc, argv, o, err, 256);
 }
 
+/* --chunk-mode: the shared names (trs/common/modes.c); default static */
+static void chunk_mode(void)
+{
+	struct srv_opts o;
+	char err[256];
+
+	T_EQ(parse(&o, err, NULL), 0);
+	T_EQ(o.chunk_mode, 0);
+	T_EQ(parse(&o, err, "--chunk-mode", "rekey", NULL), 0);
+	T_EQ(o.chunk_mode, 1);
+	T_EQ(parse(&o, err, "--chunk-mode", "static", NULL), 0);
+	T_EQ(o.chunk_mode, 0);
+	T_EQ(parse(&o, err, "--chunk-mode", "rekeyed", NULL), -EINVAL);
+	T_CHECK(strstr(err, "chunk_mode is static or rekey") != NULL);
+}
+
 static void defaults(void)
 {
 	struct srv_opts o;
@@ -174,6 +190,7 @@ static void help(void)
 
 int main(void)
 {
+	T_RUN(chunk_mode);
 	T_RUN(defaults);
 	T_RUN(full);
 	T_RUN(rejects);

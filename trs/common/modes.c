@@ -22,6 +22,11 @@ static const char *const trs_inval_names[TRS_INVAL_MAX] = {
 	[TRS_INVAL_NONE] = "none",
 };
 
+static const char *const trs_chunk_names[TRS_CHUNK_MAX] = {
+	[TRS_CHUNK_STATIC] = "static",
+	[TRS_CHUNK_REKEY] = "rekey",
+};
+
 /* Why an implementation does not offer a mode; NULL where it does. */
 static const char *const trs_mr_refused[2][TRS_MR_MAX] = {
 	[TRS_IMPL_USER] = {
@@ -85,6 +90,29 @@ int trs_inval_mode_parse(const char *s, const char **why)
 		if (trs_mode_eq(s, trs_inval_names[m]))
 			return m;
 	*why = "inval_mode is remote, local or none";
+	return -EINVAL;
+}
+
+const char *trs_chunk_mode_name(int m)
+{
+	return m >= 0 && m < TRS_CHUNK_MAX ? trs_chunk_names[m] : "unknown";
+}
+
+int trs_chunk_mode_parse(const char *s, int impl, const char **why)
+{
+	int m;
+
+	for (m = 0; s && m < TRS_CHUNK_MAX; m++) {
+		if (!trs_mode_eq(s, trs_chunk_names[m]))
+			continue;
+		if (m == TRS_CHUNK_REKEY && impl == TRS_IMPL_KERNEL) {
+			*why = "the kernel server does not re-key its chunks "
+			       "(not implemented; the library's server does)";
+			return -EOPNOTSUPP;
+		}
+		return m;
+	}
+	*why = "chunk_mode is static or rekey";
 	return -EINVAL;
 }
 

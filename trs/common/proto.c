@@ -268,8 +268,52 @@ int trs_info_rsp_decode(const void *buf, __u32 len,
 	if (out->pool_addr + span < out->pool_addr)
 		return trs_fail(why, "INFO_RSP pool wraps the address space",
 				-EPROTO);
-	if (out->flags)	/* none defined yet */
+	if (out->flags & ~TRS_INFO_F_ALL)
 		return trs_fail(why, "INFO_RSP unknown flags", -EPROTO);
+	return 0;
+}
+
+/* Returns the bytes to send. */
+__u32 trs_keys_encode(struct trs_msg_keys *m, __u16 first, __u16 count,
+		      const __u32 *rkeys)
+{
+	__u16 i;
+
+	trs_bytes_zero(m, sizeof(*m));
+	if (count > TRS_KEYS_PER_MSG)
+		count = TRS_KEYS_PER_MSG;
+	m->type = cpu_to_le16(TRS_MSG_KEYS);
+	m->first = cpu_to_le16(first);
+	m->count = cpu_to_le16(count);
+	for (i = 0; i < count; i++)
+		m->rkey[i] = cpu_to_le32(rkeys[i]);
+	return (__u32)offsetof(struct trs_msg_keys, rkey) + 4U * count;
+}
+
+int trs_keys_decode(const void *buf, __u32 len, __u32 queue_depth,
+		    __u32 *first, __u32 *count, __u32 *rkeys, const char **why)
+{
+	const struct trs_msg_keys *m = buf;
+	__u32 i, f, n;
+
+	if (len < offsetof(struct trs_msg_keys, rkey))
+		return trs_fail(why, "KEYS too short", -EPROTO);
+	if (le16_to_cpu(m->type) != TRS_MSG_KEYS)
+		return trs_fail(why, "not a KEYS message", -EPROTO);
+	f = le16_to_cpu(m->first);
+	n = le16_to_cpu(m->count);
+	if (!n || n > TRS_KEYS_PER_MSG)
+		return trs_fail(why, "KEYS count out of range", -EPROTO);
+	if (len < offsetof(struct trs_msg_keys, rkey) + 4 * n)
+		return trs_fail(why, "KEYS shorter than its count", -EPROTO);
+	if (f >= queue_depth || n > queue_depth - f)
+		return trs_fail(why, "KEYS beyond the queue depth", -EPROTO);
+	if (m->reserved)
+		return trs_fail(why, "KEYS reserved field set", -EPROTO);
+	for (i = 0; i < n; i++)
+		rkeys[i] = le32_to_cpu(m->rkey[i]);
+	*first = f;
+	*count = n;
 	return 0;
 }
 

@@ -111,8 +111,9 @@ int trs_rx_decode_clt(const struct trs_rx_wc *wc, const void *buf,
 	out->msg_type = trs_get_unaligned_le16(buf);
 	switch (out->msg_type) {
 	case TRS_MSG_INFO_RSP:
+	case TRS_MSG_KEYS:
 		if (wc->with_inv)
-			return trs_rx_fail(why, "INFO_RSP with invalidation",
+			return trs_rx_fail(why, "control message with invalidation",
 					   -EPROTO);
 		out->kind = TRS_RX_MSG;
 		return 0;

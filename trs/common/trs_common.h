@@ -65,6 +65,12 @@ struct trs_info {
 	__u32 pool_rkey;
 };
 void trs_info_rsp_encode(struct trs_msg_info_rsp *m, const struct trs_info *in);
+/* KEYS (TRS_INFO_F_REKEY): encode up to TRS_KEYS_PER_MSG keys from @rkeys,
+ * returning the bytes to send; decode into @rkeys (TRS_KEYS_PER_MSG room). */
+__u32 trs_keys_encode(struct trs_msg_keys *m, __u16 first, __u16 count,
+		      const __u32 *rkeys);
+int trs_keys_decode(const void *buf, __u32 len, __u32 queue_depth,
+		    __u32 *first, __u32 *count, __u32 *rkeys, const char **why);
 /* Validates against the parameters of the accept (@p). */
 int trs_info_rsp_decode(const void *buf, __u32 len,
 			const struct trs_conn_params *p, struct trs_info *out,
@@ -222,6 +228,21 @@ enum trs_inval_mode {
 };
 
 enum trs_impl { TRS_IMPL_USER = 0, TRS_IMPL_KERNEL = 1 };
+
+/*
+ * Server chunk exposure (chunk_mode; announced by TRS_INFO_F_REKEY).
+ * @TRS_CHUNK_STATIC: one key per path for the whole pool, for the path's
+ *	life (IBTRS's design).
+ * @TRS_CHUNK_REKEY: each chunk has a key of its own, replaced after every
+ *	IO before its answer: an ended IO's key writes nothing.
+ */
+enum trs_chunk_mode {
+	TRS_CHUNK_STATIC = 0,
+	TRS_CHUNK_REKEY = 1,
+	TRS_CHUNK_MAX
+};
+const char *trs_chunk_mode_name(int m);
+int trs_chunk_mode_parse(const char *s, int impl, const char **why);
 
 const char *trs_mr_mode_name(int m);
 const char *trs_inval_mode_name(int m);

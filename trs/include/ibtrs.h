@@ -87,6 +87,22 @@ enum ibtrs_inval_mode {
 	IBTRS_INVAL_NONE = 2,
 };
 
+/**
+ * enum ibtrs_chunk_mode - how a server exposes its chunks to a client.
+ * @IBTRS_CHUNK_STATIC: default; one key per path for the whole pool, for
+ *	the path's life (IBTRS's design: a chunk stays writable by its
+ *	session's client between IOs).
+ * @IBTRS_CHUNK_REKEY: a type-1 memory window per chunk and path, bound
+ *	again with the next key after each IO, before its answer: the key an
+ *	ended IO used writes nothing (RTRS's always_invalidate, for chunks).
+ *	One bind work request per IO; the client learns the first keys from
+ *	KEYS messages (trs/PROTOCOL.md 5).
+ */
+enum ibtrs_chunk_mode {
+	IBTRS_CHUNK_STATIC = 0,
+	IBTRS_CHUNK_REKEY = 1,
+};
+
 /* ------------------------------------------------------------------ */
 /* Logging (both roles)                                                */
 
@@ -103,6 +119,8 @@ const char *ibtrs_mr_mode_name(enum ibtrs_mr_mode m);
  * offer); the reason is in ibtrs_clt_last_error(NULL). */
 int ibtrs_mr_mode_parse(const char *s, enum ibtrs_mr_mode *out);
 const char *ibtrs_inval_mode_name(enum ibtrs_inval_mode m);
+const char *ibtrs_chunk_mode_name(enum ibtrs_chunk_mode m);
+int ibtrs_chunk_mode_parse(const char *s, enum ibtrs_chunk_mode *out);
 int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out);
 
 /* ------------------------------------------------------------------ */
@@ -329,6 +347,8 @@ struct ibtrs_srv_ops {
  * @hb_interval_ms/@hb_missed_max: as the client.
  * @test_faults: IBTRS_SRV_TEST_* bits: the server breaks a rule on purpose,
  *	so that a client's checks can be tested against it. 0 in any real use.
+ * @chunk_mode: how the chunk pool is exposed to clients (names:
+ *	ibtrs_chunk_mode_name(), the kernel's are the same).
  */
 struct ibtrs_srv_opts {
 	const char *const *addrs;
@@ -339,6 +359,7 @@ struct ibtrs_srv_opts {
 	unsigned int hb_interval_ms;
 	unsigned int hb_missed_max;
 	unsigned int test_faults;
+	enum ibtrs_chunk_mode chunk_mode;
 };
 
 /*

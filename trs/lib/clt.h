@@ -104,6 +104,10 @@ struct trs_clt_path {
 	bool use_mw;
 	uint64_t pool_addr;
 	uint32_t pool_rkey;
+	/* chunk_mode rekey (TRS_INFO_F_REKEY): each chunk's current key on
+	 * this path; the KEYS messages received so far at the join */
+	uint32_t *chunk_rkey;
+	uint32_t keys_got;
 	struct trs_req_list inflight_list;
 	unsigned int inflight;
 	__u64 lat_ewma;		/* min-latency: IO latency average (mp.c) */

@@ -280,7 +280,7 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	wr->wr_id = (uintptr_t)&con->req_cqe;
 	wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 	wr->imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ, req->id, 0));
-	wr->wr.rdma.rkey = path->pool_rkey;
+	wr->wr.rdma.rkey = path->chunk_rkey ? path->chunk_rkey[req->id] : path->pool_rkey;
 	wr->sg_list = sge;
 	wr->num_sge = nsge;
 

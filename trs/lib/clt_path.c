@@ -185,6 +185,9 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 	 * QP, and rxe's destroy_qp waits for it (for a long time). */
 	now = trs_now_us();
 	trs_clt_path_mem_free(path);
+	free(path->chunk_rkey);		/* the next join brings new keys */
+	path->chunk_rkey = NULL;
+	path->keys_got = 0;
 	if (trs_now_us() - now > 200000)
 		trs_wrn("%s: slow release of memory of path %s: %llu ms",
 			clt->sessname, path->addr_str,
@@ -413,6 +416,41 @@ void trs_clt_cm_event(struct trs_evsrc *src)
 	}
 }
 
+/*
+ * KEYS (chunk_mode rekey), before INFO_RSP: the first keys of the chunks,
+ * in chunk order, each chunk once.
+ */
+static void trs_clt_keys(struct trs_clt_path *path, const void *buf,
+			 uint32_t len)
+{
+	struct ibtrs_clt *clt = path->clt;
+	uint32_t keys[TRS_KEYS_PER_MSG], first, n;
+	const char *why = "";
+
+	if (path->state != IBTRS_PATH_CONNECTING || !path->info_sent) {
+		trs_clt_path_fail(path, "unexpected KEYS");
+		return;
+	}
+	if (trs_keys_decode(buf, len, clt->qd, &first, &n, keys, &why)) {
+		trs_clt_path_fail(path, "bad KEYS: %s", why);
+		return;
+	}
+	if (first != path->keys_got) {
+		trs_clt_path_fail(path, "KEYS for chunk %u, expected chunk %u",
+				  first, path->keys_got);
+		return;
+	}
+	if (!path->chunk_rkey) {
+		path->chunk_rkey = calloc(clt->qd, sizeof(*path->chunk_rkey));
+		if (!path->chunk_rkey) {
+			trs_clt_path_fail(path, "no memory for the chunks' keys");
+			return;
+		}
+	}
+	memcpy(&path->chunk_rkey[first], keys, n * sizeof(*keys));
+	path->keys_got += n;
+}
+
 static void trs_clt_info_rsp(struct trs_clt_path *path, const void *buf,
 			     uint32_t len)
 {
@@ -427,6 +465,15 @@ static void trs_clt_info_rsp(struct trs_clt_path *path, const void *buf,
 	}
 	if (trs_info_rsp_decode(buf, len, &clt->params, &info, &why)) {
 		trs_clt_path_fail(path, "bad INFO_RSP: %s", why);
+		return;
+	}
+	/* chunk_mode rekey: every chunk's key came first, and only then */
+	if (!!(info.flags & TRS_INFO_F_REKEY) != !!path->keys_got ||
+	    ((info.flags & TRS_INFO_F_REKEY) && path->keys_got != clt->qd)) {
+		trs_clt_path_fail(path, "INFO_RSP %s chunk_mode rekey after keys "
+				  "of %u of %u chunks",
+				  info.flags & TRS_INFO_F_REKEY ? "announces" :
+				  "does not announce", path->keys_got, clt->qd);
 		return;
 	}
 	path->pool_addr = info.pool_addr;
@@ -445,9 +492,12 @@ static void trs_clt_info_rsp(struct trs_clt_path *path, const void *buf,
 		     trs_now_us());
 	clt->all_down_since_us = 0;
 	clt->loss_expired = false;
-	trs_info("%s: path %s connected (%u connection%s, %s)", clt->sessname,
-		 path->addr_str, path->ncons, path->ncons > 1 ? "s" : "",
-		 path->use_mw ? "memory windows" : "no memory windows");
+	trs_info("%s: path %s connected (%u connection%s, %s, chunk_mode %s)",
+		 clt->sessname, path->addr_str, path->ncons,
+		 path->ncons > 1 ? "s" : "",
+		 path->use_mw ? "memory windows" : "no memory windows",
+		 trs_chunk_mode_name(path->chunk_rkey ? TRS_CHUNK_REKEY :
+				     TRS_CHUNK_STATIC));
 }
 
 static void trs_clt_io_rsp(struct trs_clt_path *path, uint32_t id, int status,
@@ -461,6 +511,9 @@ static void trs_clt_io_rsp(struct trs_clt_path *path, uint32_t id, int status,
 				  " on this path", id);
 		return;
 	}
+	/* chunk_mode rekey: the server bound the chunk anew before answering */
+	if (path->chunk_rkey)
+		path->chunk_rkey[id] = ibv_inc_rkey(path->chunk_rkey[id]);
 	if (invalidated) {
 		if (!req->need_inv || inv_rkey != req->rkey) {
 			trs_clt_path_fail(path, "server invalidated rkey 0x%x, "
@@ -531,8 +584,11 @@ void trs_clt_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc
 		trs_clt_io_rsp(path, m.id, m.status, m.inv, m.inv_rkey,
 			       m.msg_type == TRS_MSG_IO_RSP ? msg : NULL);
 		break;
-	case TRS_RX_MSG:	/* INFO_RSP, the only other valid message */
-		trs_clt_info_rsp(path, msg, m.len);
+	case TRS_RX_MSG:	/* KEYS or INFO_RSP (trs_rx_decode_clt()) */
+		if (m.msg_type == TRS_MSG_KEYS)
+			trs_clt_keys(path, msg, m.len);
+		else
+			trs_clt_info_rsp(path, msg, m.len);
 		break;
 	default:
 		trs_clt_path_fail(path, "unexpected receive kind %d", m.kind);

@@ -229,6 +229,24 @@ int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out)
 	return 0;
 }
 
+const char *ibtrs_chunk_mode_name(enum ibtrs_chunk_mode m) { return trs_chunk_mode_name(m); }
+
+int ibtrs_chunk_mode_parse(const char *s, enum ibtrs_chunk_mode *out)
+{
+	const char *why = NULL;
+	int v = trs_chunk_mode_parse(s, TRS_IMPL_USER, &why);
+
+	if (v < 0) {
+		trs_set_error("chunk_mode '%s': %s", s ? s : "", why);
+		return v;
+	}
+	*out = (enum ibtrs_chunk_mode)v;
+	return 0;
+}
+
+_Static_assert((int)IBTRS_CHUNK_STATIC == TRS_CHUNK_STATIC &&
+	       (int)IBTRS_CHUNK_REKEY == TRS_CHUNK_REKEY,
+	       "chunk_mode values must match trs_common.h");
 _Static_assert((int)IBTRS_MR_MW == TRS_MR_MW && (int)IBTRS_MR_GLOBAL == TRS_MR_GLOBAL &&
 	       (int)IBTRS_MR_REG == TRS_MR_REG && (int)IBTRS_MR_BOUNCE == TRS_MR_BOUNCE,
 	       "mr_mode values must match trs_common.h");

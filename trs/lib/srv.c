@@ -124,6 +124,7 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 			trs_con_destroy(&con->c);
 		}
 	}
+	trs_srv_rekey_free(path);	/* windows before the MR they are bound to */
 	if (path->pool_mr)
 		ibv_dereg_mr(path->pool_mr);
 	if (path->replay_mr)
@@ -347,9 +348,12 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 	if (!path->dev) {
 		path->dev = con->c.dev;
 		trs_dev_hold(path->dev);
+		/* rekey: remote access only through the chunks' windows */
 		path->pool_mr = ibv_reg_mr(path->pd, sess->pool, sess->pool_len,
 					   IBV_ACCESS_LOCAL_WRITE |
-					   IBV_ACCESS_REMOTE_WRITE);
+					   (ctx->opts.chunk_mode == IBTRS_CHUNK_REKEY ?
+					    IBV_ACCESS_MW_BIND :
+					    IBV_ACCESS_REMOTE_WRITE));
 		if (!path->pool_mr) {
 			err = -errno;
 			goto out_fail;
@@ -567,6 +571,12 @@ struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 		ctx->opts.hb_interval_ms = 500;
 	if (!ctx->opts.hb_missed_max)
 		ctx->opts.hb_missed_max = 3;
+	if ((unsigned int)ctx->opts.chunk_mode > IBTRS_CHUNK_REKEY) {
+		trs_set_error("ibtrs_srv_open: unknown chunk_mode %d",
+			      (int)ctx->opts.chunk_mode);
+		ret = -EINVAL;
+		goto out_close;
+	}
 	ctx->params = (struct trs_conn_params){
 		.ver_major = TRS_PROTO_VER_MAJOR, .ver_minor = TRS_PROTO_VER_MINOR,
 		.queue_depth = ctx->opts.queue_depth,

@@ -78,7 +78,7 @@ struct ibtrs_srv_op {
 	struct ibv_send_wr replay_wr, data_wr, rsp_wr;
 	struct ibv_send_wr *first_wr;
 	struct ibv_sge replay_sge, data_sge, rsp_sge;
-	unsigned int nwrs;
+	unsigned int nwrs;	/* the answer's WRs, a rekey bind included */
 	TAILQ_ENTRY(ibtrs_srv_op) tx_link;
 	uint8_t hdr[TRS_HDR_AREA];	/* private copy of the header area */
 };
@@ -95,6 +95,15 @@ struct trs_srv_path {
 	struct trs_dev *dev;	/* held for pool_mr; all cons use it */
 	struct ibv_pd *pd;	/* this path's alone: its QPs, pool_mr */
 	struct ibv_mr *pool_mr;
+	/*
+	 * chunk_mode rekey: a type-1 window per chunk (the only remote access
+	 * to the pool, whose MR then has MW_BIND, not REMOTE_WRITE), bound
+	 * again before each answer; the KEYS messages of the join.
+	 */
+	struct ibv_mw **chunk_mw;
+	struct trs_msg_keys *keys_msgs;
+	struct ibv_mr *keys_mr;
+	uint64_t rebinds;	/* window binds posted (join + per IO) */
 	/* IBTRS_SRV_TEST_REPLAY: the pattern's MR, the previous read's key */
 	struct ibv_mr *replay_mr;
 	uint64_t replay_raddr;
@@ -166,6 +175,10 @@ void trs_srv_path_fail(struct trs_srv_path *path, const char *fmt, ...)
 
 /* srv_io.c */
 int trs_srv_con_tx_init(struct trs_srv_con *con, unsigned int sq_size);
+/* srv_rekey.c: chunk_mode rekey */
+int trs_srv_rekey_setup(struct trs_srv_path *path, struct trs_srv_con *con);
+int trs_srv_rekey_bind(struct ibtrs_srv_op *op);
+void trs_srv_rekey_free(struct trs_srv_path *path);
 void trs_srv_con_tx_drop(struct trs_srv_con *con);
 void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc);
 void trs_srv_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc);

@@ -164,7 +164,8 @@ static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len
 
 	memset(data_wr, 0, sizeof(*data_wr));
 	memset(rsp_wr, 0, sizeof(*rsp_wr));
-	op->nwrs = 1;
+	/* rekey: the chunk's window is bound again in front (con_flush) */
+	op->nwrs = path->chunk_mw ? 2 : 1;
 	op->first_wr = rsp_wr;
 	if (op->req.type == TRS_MSG_IO_READ && !status && len) {
 		op->data_sge.addr = (uintptr_t)trs_srv_slot(sess, op->id);
@@ -177,7 +178,7 @@ static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len
 		data_wr->wr.rdma.remote_addr = op->req.raddr;
 		data_wr->wr.rdma.rkey = op->req.rkey;
 		data_wr->next = rsp_wr;
-		op->nwrs = 2;
+		op->nwrs++;
 		op->first_wr = data_wr;
 		if (sess->ctx->opts.test_faults & IBTRS_SRV_TEST_REPLAY)
 			op->first_wr = trs_srv_replay(op, data_wr);
@@ -276,6 +277,20 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 	}
 	if (!n)
 		return;
+	/*
+	 * chunk_mode rekey: each chunk's window is bound again ahead of the
+	 * chain, so on this send queue every answer follows its chunk's new
+	 * binding (the old key is dead before the client can see the answer).
+	 */
+	for (op = con->path->chunk_mw ? first : NULL; op; op = TAILQ_NEXT(op, tx_link)) {
+		err = trs_srv_rekey_bind(op);
+		if (err) {
+			trs_srv_path_fail(con->path, "chunk_mode rekey: binding "
+					  "chunk %u's window: %s", op->id,
+					  strerror(-err));
+			goto out_finish;
+		}
+	}
 	if (trs_con_sig_chain(&con->c, &last->rsp_wr, n, !TAILQ_EMPTY(&con->txq)))
 		ctx->st.signaled++;
 	ctx->st.answers += nops;
@@ -283,6 +298,7 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 	if (err)
 		trs_srv_path_fail(con->path, "posting %u answers: %s", nops,
 				  strerror(-err));
+out_finish:
 	/* Each finish may start a waiting retry (which may answer at once);
 	 * the session lives while ops of this list are active. */
 	while ((op = first)) {
@@ -416,6 +432,7 @@ static void trs_srv_info_req(struct trs_srv_path *path, struct trs_srv_con *con,
 		.pool_addr = (uintptr_t)sess->pool,
 		.pool_rkey = path->pool_mr->rkey,
 	};
+	bool rekey = ctx->opts.chunk_mode == IBTRS_CHUNK_REKEY;
 	const char *why = "";
 	int err;
 
@@ -430,6 +447,17 @@ static void trs_srv_info_req(struct trs_srv_path *path, struct trs_srv_con *con,
 	if (sess->named && strcmp(name, sess->name))
 		trs_wrn("session %s: path from %s names itself '%s'", sess->name,
 			path->addr, name);
+	if (rekey) {
+		/* the pool has no key of its own: each chunk's comes in KEYS */
+		info.pool_rkey = 0;
+		info.flags |= TRS_INFO_F_REKEY;
+		err = trs_srv_rekey_setup(path, con);
+		if (err) {
+			trs_srv_path_fail(path, "chunk_mode rekey: binding the "
+					  "chunks' windows: %s", strerror(-err));
+			return;
+		}
+	}
 	trs_info_rsp_encode(con->c.ctrl_buf, &info);
 	err = trs_con_post_ctrl(&con->c, sizeof(struct trs_msg_info_rsp));
 	if (err) {

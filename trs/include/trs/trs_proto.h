@@ -40,6 +40,8 @@ TRS_STATIC_ASSERT(TRS_MAX_QUEUE_DEPTH - 1 <= TRS_IMM_ID_MASK,
  * @TRS_MSG_IO_READ: &struct trs_msg_io_req of a read (in the chunk).
  * @TRS_MSG_IO_RSP: server -> client SEND_WITH_INV payload completing a read
  *	whose client buffer the server invalidated.
+ * @TRS_MSG_KEYS: server -> client SEND on connection 0, before INFO_RSP, of
+ *	a path whose chunks are re-keyed per IO: the chunks' first keys.
  * @TRS_MSG_TYPE_MAX: one past the last type.
  */
 enum trs_msg_type {
@@ -48,6 +50,7 @@ enum trs_msg_type {
 	TRS_MSG_IO_WRITE = 3,
 	TRS_MSG_IO_READ = 4,
 	TRS_MSG_IO_RSP = 5,
+	TRS_MSG_KEYS = 6,
 	TRS_MSG_TYPE_MAX,
 };
 
@@ -195,8 +198,9 @@ static inline bool trs_sessname_char_ok(__u8 c)
  * @chunk_size: as in &trs_msg_conn_rsp (must not change).
  * @slot_size: stride of the pool: chunk_size + hdr_area.
  * @pool_addr: remote address of chunk 0 (slot i at pool_addr + i*slot_size).
- * @pool_rkey: rkey of the pool on this path (REMOTE_WRITE only).
- * @flags: reserved, 0.
+ * @pool_rkey: rkey of the pool on this path (REMOTE_WRITE only); 0 with
+ *	TRS_INFO_F_REKEY, where each chunk has a key of its own.
+ * @flags: TRS_INFO_F_*.
  */
 struct trs_msg_info_rsp {
 	__le16	type;
@@ -211,6 +215,40 @@ struct trs_msg_info_rsp {
 };
 TRS_ASSERT_SIZE(struct trs_msg_info_rsp, 32);
 TRS_ASSERT_OFFSET(struct trs_msg_info_rsp, pool_addr, 16);
+
+/*
+ * Flags of trs_msg_info_rsp.flags. TRS_INFO_F_REKEY (chunk_mode rekey):
+ * chunk i is reachable only through a key of its own, which the KEYS
+ * messages before INFO_RSP gave; every answer of an IO on chunk i of this
+ * path means the server re-keyed chunk i first (the old key is dead before
+ * the answer is sent) and the new key is the old one with its low byte
+ * incremented (ib_inc_rkey()/ibv_inc_rkey()). A client that cannot do this
+ * fails the path, naming the mode.
+ */
+#define TRS_INFO_F_REKEY	(1U << 0)
+#define TRS_INFO_F_ALL		(TRS_INFO_F_REKEY)
+
+#define TRS_KEYS_PER_MSG	28
+
+/**
+ * struct trs_msg_keys - first keys of chunks [first, first + count) of a
+ *	path with re-keyed chunks (TRS_INFO_F_REKEY), in chunk order; the
+ *	messages of a path cover 0 .. queue_depth - 1 once each, in order.
+ * @type: TRS_MSG_KEYS.
+ * @first: first chunk id.
+ * @count: keys in @rkey, 1 .. TRS_KEYS_PER_MSG.
+ * @reserved: zero.
+ * @rkey: the keys; only @count are sent.
+ */
+struct trs_msg_keys {
+	__le16	type;
+	__le16	first;
+	__le16	count;
+	__le16	reserved;
+	__le32	rkey[TRS_KEYS_PER_MSG];
+};
+TRS_ASSERT_SIZE(struct trs_msg_keys, 120);
+TRS_ASSERT_OFFSET(struct trs_msg_keys, rkey, 8);
 
 /**
  * struct trs_sg_desc - a remote buffer.

@@ -35,7 +35,8 @@
  *                  with TRS_REJ_LIMIT (without -k: any split, reported).
  *   chunk-replay   an IO on chunk 1 (an OPEN of DEV), answered; then the
  *                  same key writes chunk 1 again: with static chunks it
- *                  lands (the exposure is shown; PASS says so).
+ *                  lands (the exposure is shown; PASS says so), with
+ *                  chunk_mode rekey it is refused and the new key lands.
  *   cross-session  two joined sessions A and B: an RDMA WRITE into A's pool
  *                  with A's key must work through A (control) and fail
  *                  through B; after A's path reconnects, A's old key must
@@ -74,7 +75,26 @@ struct hc {
 	double t_connect;		/* when hc_start() sent it */
 	unsigned int answers[HC_CHUNKS];	/* IO answers per chunk */
 	int status[HC_CHUNKS];		/* the last answer's status */
+	/* chunk_mode rekey (TRS_INFO_F_REKEY): each chunk's current key */
+	uint32_t keys[TRS_MAX_QUEUE_DEPTH];
+	unsigned int nkeys;
 };
+
+/* The key that writes chunk @id now. */
+static uint32_t hc_key(const struct hc *h, uint32_t id)
+{
+	return (h->info.flags & TRS_INFO_F_REKEY) && id < h->nkeys ?
+	       h->keys[id] : h->info.pool_rkey;
+}
+
+/* An answer for chunk @id came: a rekeying server bound it anew first. */
+static void hc_answered(struct hc *h, uint32_t id)
+{
+	if (id < h->nkeys)
+		h->keys[id] = ibv_inc_rkey(h->keys[id]);
+	if (id < HC_CHUNKS)
+		h->answers[id]++;
+}
 
 #define HC_NRECV	8
 #define HC_READ_OFF	8192	/* where read answers land in buf */
@@ -129,16 +149,17 @@ static void hc_service(struct hc *h)
 					       (wc[i].wr_id % HC_NRECV) * 128,
 					       wc[i].byte_len,
 					       h->info.queue_depth ?: 1, &ri,
-					       NULL) && ri.chunk_id < HC_CHUNKS) {
-				h->answers[ri.chunk_id]++;
-				h->status[ri.chunk_id] = ri.status;
+					       NULL)) {
+				hc_answered(h, ri.chunk_id);
+				if (ri.chunk_id < HC_CHUNKS)
+					h->status[ri.chunk_id] = ri.status;
 			}
 			continue;
 		}
-		if (trs_imm_type(imm) == TRS_IMM_IO_RSP &&
-		    trs_imm_id(imm) < HC_CHUNKS) {
-			h->answers[trs_imm_id(imm)]++;
-			h->status[trs_imm_id(imm)] = trs_imm_err(imm);
+		if (trs_imm_type(imm) == TRS_IMM_IO_RSP) {
+			hc_answered(h, trs_imm_id(imm));
+			if (trs_imm_id(imm) < HC_CHUNKS)
+				h->status[trs_imm_id(imm)] = trs_imm_err(imm);
 			continue;
 		}
 		if (trs_imm_type(imm) == TRS_IMM_HB) {
@@ -308,20 +329,32 @@ static int hc_join(struct hc *h)
 	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	struct ibv_wc wc;
-	int i;
+	unsigned int i;
 
 	trs_info_req_encode((void *)h->buf, "hostile");
 	if (ibv_post_send(h->id->qp, &wr, &bad))
 		return -EIO;
-	for (i = 0; i < 2; i++) {
+	/* the send's completion, KEYS messages (chunk_mode rekey), INFO_RSP */
+	for (i = 0; i < 2 + TRS_MAX_QUEUE_DEPTH / TRS_KEYS_PER_MSG; i++) {
+		const char *msg;
+		__u32 first, n;
+
 		if (poll_cq(h, &wc, 5000) || wc.status)
 			return -EIO;
-		if (wc.opcode == IBV_WC_RECV) {
+		if (wc.opcode != IBV_WC_RECV)
+			continue;
+		msg = h->buf + 4096 + (wc.wr_id % HC_NRECV) * 128;
+		if (trs_get_unaligned_le16(msg) == TRS_MSG_KEYS) {
+			if (trs_keys_decode(msg, wc.byte_len, h->params.queue_depth,
+					    &first, &n, &h->keys[h->nkeys], NULL) ||
+			    first != h->nkeys)
+				return -EPROTO;
+			h->nkeys += n;
 			hc_post_recv(h, (unsigned int)wc.wr_id % HC_NRECV);
-			return trs_info_rsp_decode(h->buf + 4096 +
-						   (wc.wr_id % HC_NRECV) * 128,
-						   wc.byte_len, &h->params, &h->info, NULL);
+			continue;
 		}
+		hc_post_recv(h, (unsigned int)wc.wr_id % HC_NRECV);
+		return trs_info_rsp_decode(msg, wc.byte_len, &h->params, &h->info, NULL);
 	}
 	return -EIO;
 }
@@ -361,7 +394,7 @@ static double hc_bad_io(struct hc *h, uint32_t imm_id, uint64_t off, uint32_t le
 
 	wr.imm_data = htonl(trs_to_imm(TRS_IMM_IO_REQ, imm_id, 0));
 	wr.wr.rdma.remote_addr = h->info.pool_addr + off;
-	wr.wr.rdma.rkey = h->info.pool_rkey;
+	wr.wr.rdma.rkey = hc_key(h, imm_id);
 	if (ibv_post_send(h->id->qp, &wr, &bad))
 		return -1;
 	return hc_wait_closed(h, t0);
@@ -420,7 +453,7 @@ static int hc_req(struct hc *h, uint32_t id, const void *usr, uint16_t usrlen,
 	wr.wr.rdma.remote_addr = h->info.pool_addr +
 				 (uint64_t)id * h->info.slot_size +
 				 h->info.chunk_size;
-	wr.wr.rdma.rkey = h->info.pool_rkey;
+	wr.wr.rdma.rkey = hc_key(h, id);
 	return ibv_post_send(h->id->qp, &wr, &bad) ? -EIO : 0;
 }
 
@@ -774,16 +807,20 @@ static int hc_write_foreign(struct hc *h, const struct trs_info *victim)
 
 /*
  * chunk-replay: chunk 1 carries an IO (an OPEN of DEV, answered); after the
- * answer, the same key writes into chunk 1 again. With static chunks (the
- * pool registered once per path, IBTRS's design) the write lands: the
- * exposure is shown, not assumed (trs/PROTOCOL.md 5 argues why it is
- * acceptable: the chunk belongs to this client's own session).
+ * answer, the key that IO used writes into chunk 1 again. With static
+ * chunks (the pool registered once per path, IBTRS's design) the write
+ * lands: the exposure is shown, not assumed (trs/PROTOCOL.md 5 argues why
+ * it is acceptable: the chunk belongs to this client's own session). With
+ * chunk_mode rekey the NIC refuses it, and the chunk's new key (the old one
+ * with its low byte incremented) writes it: the control.
  */
 static int case_chunk_replay(struct hc *h)
 {
+	bool rekey = h->info.flags & TRS_INFO_F_REKEY;
 	struct ibnbd_msg_open om;
 	struct trs_info chunk1 = h->info;
-	int st;
+	int st, ctl = IBV_WC_SUCCESS;
+	uint32_t old = hc_key(h, 1);
 
 	if (ibnbd_init_open(&om, IBNBD_ACCESS_RO, dev_path) ||
 	    hc_req(h, 1, &om, sizeof(om), sizeof(struct ibnbd_msg_open_rsp)) ||
@@ -793,16 +830,31 @@ static int case_chunk_replay(struct hc *h)
 		return 1;
 	}
 	chunk1.pool_addr += h->info.slot_size;
+	chunk1.pool_rkey = hc_key(h, 1);
+	if (rekey)	/* the new key first: a refused write ends the QP */
+		ctl = hc_write_foreign(h, &chunk1);
+	chunk1.pool_rkey = old;
 	st = hc_write_foreign(h, &chunk1);
-	if (st != IBV_WC_SUCCESS) {
-		printf("FAIL: hostile chunk-replay: chunk 1 refused the ended IO's key (%s); "
-		       "static chunks stay writable\n",
+	if (!rekey && st != IBV_WC_SUCCESS) {
+		printf("FAIL: hostile chunk-replay: chunk 1 refused the ended IO's key 0x%x (%s); "
+		       "static chunks stay writable\n", old,
 		       st < 0 ? "no completion" : ibv_wc_status_str(st));
 		return 1;
 	}
-	printf("PASS: hostile chunk-replay: exposure shown: chunk 1 still writable "
-	       "with its key 0x%x after its IO was answered (static chunks)\n",
-	       h->info.pool_rkey);
+	if (rekey && (st == IBV_WC_SUCCESS || ctl != IBV_WC_SUCCESS)) {
+		printf("FAIL: hostile chunk-replay: chunk_mode rekey: the ended IO's key 0x%x: %s; "
+		       "the new key 0x%x: %s\n", old,
+		       st < 0 ? "no completion" : ibv_wc_status_str(st), hc_key(h, 1),
+		       ctl < 0 ? "no completion" : ibv_wc_status_str(ctl));
+		return 1;
+	}
+	if (rekey)
+		printf("PASS: hostile chunk-replay: chunk_mode rekey: the ended IO's key 0x%x "
+		       "is refused (%s), the chunk's new key 0x%x writes it\n", old,
+		       st < 0 ? "no completion" : ibv_wc_status_str(st), hc_key(h, 1));
+	else
+		printf("PASS: hostile chunk-replay: exposure shown: chunk 1 still writable "
+		       "with its key 0x%x after its IO was answered (static chunks)\n", old);
 	return 0;
 }
 
@@ -835,9 +887,10 @@ static int case_cross_session(void)
 		fails = 1;
 		goto out;
 	}
-	own = hc_write_foreign(&a, &a.info);
-	cross = hc_write_foreign(&b, &a.info);
 	old = a.info;
+	old.pool_rkey = hc_key(&a, 0);	/* chunk 0's key (rekey: its own) */
+	own = hc_write_foreign(&a, &old);
+	cross = hc_write_foreign(&b, &old);
 	hc_close(&a);
 	usleep(200000);
 	if (trs_conn_req_decode(&ra, sizeof(ra), &in, &why) != TRS_REJ_NONE) {

@@ -3,7 +3,9 @@
  * trs-test-server - IBTRS test server with an in-memory disk (optionally a
  * shared file mapping, so data survives a server restart).
  * Usage: trs-test-server -a ADDR [-a ADDR...] [-p PORT] [-q QD] [-c CHUNK]
- *        [-d DISK_MIB] [-f FILE] [-t SECONDS] [-S lib|raw] [-L IP:MS] [-v]
+ *        [-d DISK_MIB] [-f FILE] [-t SECONDS] [-S lib|raw] [-L IP:MS]
+ *        [-K static|rekey] [-R] [-v]
+ * -K chunk_mode (ibtrs_srv_opts.chunk_mode); -R the rogue-server replay fault.
  * -L delays every answer to a request that came over the path from client
  * address IP by MS milliseconds: a slow path, for the policy tests (rxe
  * between two addresses of one guest bypasses every qdisc, so netem cannot).
@@ -152,7 +154,7 @@ int main(int argc, char **argv)
 	unsigned long mib = 64, seconds = 0;
 	time_t end;
 
-	while ((c = getopt(argc, argv, "a:p:q:c:d:f:t:S:L:Rv")) != -1) {
+	while ((c = getopt(argc, argv, "a:p:q:c:d:f:t:S:L:K:Rv")) != -1) {
 		switch (c) {
 		case 'a':
 			if (naddrs < 8)
@@ -184,11 +186,17 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'R': opts.test_faults |= IBTRS_SRV_TEST_REPLAY; break;
+		case 'K':
+			if (ibtrs_chunk_mode_parse(optarg, &opts.chunk_mode)) {
+				fprintf(stderr, "%s\n", ibtrs_clt_last_error(NULL));
+				return 2;
+			}
+			break;
 		case 'v': verbose++; break;
 		default:
 			fprintf(stderr, "usage: %s -a ADDR [-a ADDR] [-p PORT] [-q QD] "
 				"[-c CHUNK] [-d MIB] [-f FILE] [-t SEC] [-S lib|raw] "
-				"[-L IP:MS] [-R] [-v]\n", argv[0]);
+				"[-L IP:MS] [-K static|rekey] [-R] [-v]\n", argv[0]);
 			return 2;
 		}
 	}

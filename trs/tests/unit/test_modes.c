@@ -101,8 +101,25 @@ static int test_combinations(void)
 	return 0;
 }
 
+static int test_chunk_modes(void)
+{
+	const char *why = NULL;
+
+	UCHECK_EQ(trs_chunk_mode_parse("static", TRS_IMPL_USER, &why), TRS_CHUNK_STATIC);
+	UCHECK_EQ(trs_chunk_mode_parse("rekey", TRS_IMPL_USER, &why), TRS_CHUNK_REKEY);
+	UCHECK_EQ(trs_chunk_mode_parse("static\n", TRS_IMPL_KERNEL, &why), TRS_CHUNK_STATIC);
+	UCHECK_EQ(trs_chunk_mode_parse("rekey", TRS_IMPL_KERNEL, &why), -EOPNOTSUPP);
+	UCHECK(why && strstr(why, "kernel server"));
+	UCHECK_EQ(trs_chunk_mode_parse("rekeyed", TRS_IMPL_USER, &why), -EINVAL);
+	UCHECK(why && strstr(why, "static or rekey"));
+	UCHECK(!strcmp(trs_chunk_mode_name(TRS_CHUNK_REKEY), "rekey"));
+	UCHECK(!strcmp(trs_chunk_mode_name(TRS_CHUNK_MAX), "unknown"));
+	return 0;
+}
+
 int main(void)
 {
+	URUN(test_chunk_modes);
 	URUN(test_names_round_trip);
 	URUN(test_offered);
 	URUN(test_refused_by_name);

@@ -294,12 +294,58 @@ static int info_rsp_cases(void)
 	bad = in; bad.flags = 0x8;
 	trs_info_rsp_encode(&m, &bad);
 	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
-	bad = in; bad.flags = 1;
+	bad = in; bad.flags = TRS_INFO_F_REKEY;	/* chunk_mode rekey */
+	trs_info_rsp_encode(&m, &bad);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), 0);
+	UCHECK_EQ(o.flags, TRS_INFO_F_REKEY);
+	bad = in; bad.flags = 2;
 	trs_info_rsp_encode(&m, &bad);
 	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
 	trs_info_rsp_encode(&m, &in);
 	m.type = cpu_to_le16(TRS_MSG_INFO_REQ);
 	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
+	return 0;
+}
+
+/* ---- KEYS (chunk_mode rekey) ---- */
+static int keys_cases(void)
+{
+	__u32 keys[TRS_KEYS_PER_MSG], out[TRS_KEYS_PER_MSG], first, count, len, i;
+	struct trs_msg_keys m;
+
+	for (i = 0; i < TRS_KEYS_PER_MSG; i++)
+		keys[i] = 0x100 * (i + 1) + i;
+	len = trs_keys_encode(&m, 4, 28, keys);
+	UCHECK_EQ(len, sizeof(m));
+	UCHECK_EQ(trs_keys_decode(&m, len, 32, &first, &count, out, &why), 0);
+	UCHECK_EQ(first, 4);
+	UCHECK_EQ(count, 28);
+	UCHECK_EQ(out[27], keys[27]);
+	/* the last chunk alone */
+	len = trs_keys_encode(&m, 31, 1, keys);
+	UCHECK_EQ(len, 12);
+	UCHECK_EQ(trs_keys_decode(&m, len, 32, &first, &count, out, &why), 0);
+	UCHECK_EQ(out[0], keys[0]);
+	/* beyond the queue depth, short, wrong count, wrong type, reserved */
+	len = trs_keys_encode(&m, 30, 3, keys);
+	UCHECK_EQ(trs_keys_decode(&m, len, 32, &first, &count, out, &why), -EPROTO);
+	UCHECK(strstr(why, "queue depth"));
+	len = trs_keys_encode(&m, 0, 4, keys);
+	UCHECK_EQ(trs_keys_decode(&m, len - 1, 32, &first, &count, out, &why), -EPROTO);
+	UCHECK_EQ(trs_keys_decode(&m, 7, 32, &first, &count, out, &why), -EPROTO);
+	m.count = cpu_to_le16(0);
+	UCHECK_EQ(trs_keys_decode(&m, len, 32, &first, &count, out, &why), -EPROTO);
+	m.count = cpu_to_le16(TRS_KEYS_PER_MSG + 1);
+	UCHECK_EQ(trs_keys_decode(&m, sizeof(m), 64, &first, &count, out, &why), -EPROTO);
+	len = trs_keys_encode(&m, 0, 4, keys);
+	m.reserved = cpu_to_le16(1);
+	UCHECK_EQ(trs_keys_decode(&m, len, 32, &first, &count, out, &why), -EPROTO);
+	len = trs_keys_encode(&m, 0, 4, keys);
+	m.type = cpu_to_le16(TRS_MSG_INFO_RSP);
+	UCHECK_EQ(trs_keys_decode(&m, len, 32, &first, &count, out, &why), -EPROTO);
+	/* no queue: no chunk */
+	len = trs_keys_encode(&m, 0, 1, keys);
+	UCHECK_EQ(trs_keys_decode(&m, len, 0, &first, &count, out, &why), -EPROTO);
 	return 0;
 }
 
@@ -440,6 +486,7 @@ static int io_resp_check(void)
 int main(void)
 {
 	URUN(conn_req_valid);
+	URUN(keys_cases);
 	URUN_NAMED("conn_req_rej_short", conn_req_reject(m_short, TRS_REJ_BAD_PRIV));
 	URUN_NAMED("conn_req_rej_magic", conn_req_reject(m_magic, TRS_REJ_BAD_MAGIC));
 	URUN_NAMED("conn_req_rej_major", conn_req_reject(m_major, TRS_REJ_VERSION));

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * srv_rekey.c - chunk_mode rekey (trs/PROTOCOL.md 5): every chunk of a
+ * path is reachable only through a type-1 memory window of its own, over
+ * exactly its slot; after each IO the window is bound again, with the key's
+ * low byte incremented, before the IO's answer on the same send queue, so
+ * the key the IO used is dead when its client learns that the IO ended.
+ * Type 1, not 2: a type-2 window serves only the QP that bound it, and a
+ * chunk's next IO may come on any connection of the path (the path's own
+ * PD keeps a type-1 window to the path's QPs).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv.h"
+
+/* Bind chunk @id's window over its slot; the new key is in ->rkey. */
+static int trs_srv_rekey_post(struct trs_srv_path *path, struct trs_srv_con *con,
+			      uint32_t id)
+{
+	struct ibtrs_srv_sess *sess = path->sess;
+	struct ibv_mw *mw = path->chunk_mw[id];
+	uint32_t want = ibv_inc_rkey(mw->rkey);
+	struct ibv_mw_bind bind = {
+		.wr_id = (uintptr_t)&con->c.ctrl_cqe,	/* unsignaled */
+		.bind_info = {
+			.mr = path->pool_mr,
+			.addr = (uintptr_t)trs_srv_slot(sess, id),
+			.length = sess->ctx->slot_size,
+			.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+		},
+	};
+	int err = ibv_bind_mw(con->c.qp, mw, &bind);
+
+	if (err)
+		return -err;
+	con->c.st.post_sends++;
+	con->c.st.send_wrs++;
+	path->rebinds++;
+	/* the client follows the same rule; a provider that chose another
+	 * key would desynchronize it */
+	return mw->rkey == want ? 0 : -EPROTO;
+}
+
+/*
+ * At the join (INFO_REQ on connection @con): allocate and bind every
+ * chunk's window, then send their keys (KEYS messages, in chunk order)
+ * ahead of INFO_RSP. The binds and sends are ordered on @con's send queue.
+ */
+int trs_srv_rekey_setup(struct trs_srv_path *path, struct trs_srv_con *con)
+{
+	uint32_t qd = path->sess->ctx->params.queue_depth, i, n, first;
+	uint32_t nmsgs = (qd + TRS_KEYS_PER_MSG - 1) / TRS_KEYS_PER_MSG;
+	uint32_t keys[TRS_KEYS_PER_MSG];
+	int err;
+
+	path->chunk_mw = calloc(qd, sizeof(*path->chunk_mw));
+	path->keys_msgs = calloc(nmsgs, sizeof(*path->keys_msgs));
+	if (!path->chunk_mw || !path->keys_msgs)
+		return -ENOMEM;
+	path->keys_mr = ibv_reg_mr(path->pd, path->keys_msgs,
+				   nmsgs * sizeof(*path->keys_msgs), 0);
+	if (!path->keys_mr)
+		return -errno ? -errno : -ENOMEM;
+	for (i = 0; i < qd; i++) {
+		path->chunk_mw[i] = ibv_alloc_mw(path->pd, IBV_MW_TYPE_1);
+		if (!path->chunk_mw[i])
+			return -EOPNOTSUPP;
+		err = trs_srv_rekey_post(path, con, i);
+		if (err)
+			return err;
+	}
+	for (first = 0; first < qd; first += n) {
+		struct trs_msg_keys *m = &path->keys_msgs[first / TRS_KEYS_PER_MSG];
+		struct ibv_sge sge = { .addr = (uintptr_t)m, .lkey = path->keys_mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = (uintptr_t)&con->c.ctrl_cqe,
+			.sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		};
+
+		n = qd - first < TRS_KEYS_PER_MSG ? qd - first : TRS_KEYS_PER_MSG;
+		for (i = 0; i < n; i++)
+			keys[i] = path->chunk_mw[first + i]->rkey;
+		sge.length = trs_keys_encode(m, (uint16_t)first, (uint16_t)n, keys);
+		err = trs_con_post_send(&con->c, &wr, 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* After an IO on @op's chunk, before its answer (posted next on op->con). */
+int trs_srv_rekey_bind(struct ibtrs_srv_op *op)
+{
+	return trs_srv_rekey_post(op->path, op->con, op->id);
+}
+
+/* The path's QPs are gone: windows, then (by the caller) the pool MR. */
+void trs_srv_rekey_free(struct trs_srv_path *path)
+{
+	uint32_t i;
+
+	if (path->chunk_mw) {
+		for (i = 0; i < path->sess->ctx->params.queue_depth; i++)
+			if (path->chunk_mw[i])
+				ibv_dealloc_mw(path->chunk_mw[i]);
+		free(path->chunk_mw);
+		path->chunk_mw = NULL;
+	}
+	if (path->keys_mr) {
+		ibv_dereg_mr(path->keys_mr);
+		path->keys_mr = NULL;
+	}
+	free(path->keys_msgs);
+	path->keys_msgs = NULL;
+}
