@@ -36,7 +36,8 @@ PAIRS = [("nvme-rdma", ("frwr", "remote"), ("global", "none")),
 SAFE = {"nvme-rdma": {("frwr", "remote")}, "rnbd": {("frwr", "remote+rekey")},
         "ibnbd": {("frwr", "remote"), ("frwr", "local")},
         "ibtrs-fio": {("mw", "remote"), ("mw", "local"), ("reg", "local"),
-                      ("bounce", "remote"), ("bounce", "local")},
+                      ("bounce", "remote"), ("bounce", "local"),
+                      ("mw", "remote+rekey")},
         "ibtrs-fio/kernel-srv": {("mw", "remote"), ("mw", "local")}}
 
 

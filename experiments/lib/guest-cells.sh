@@ -147,4 +147,5 @@ if [ "$phase" = icount ] && [ "$(_pv WR_RUNS 3)" -gt 0 ] && ex_wr_count_on; then
 fi
 ex_snap_close
 [ -n "${_ibtrs_srv_pid:-}" ] && kill "$_ibtrs_srv_pid" 2>/dev/null
+[ -n "${_ibtrs_rekey_srv_pid:-}" ] && kill "$_ibtrs_rekey_srv_pid" 2>/dev/null
 tb_log "$EX_PREFIX $phase done"

@@ -120,4 +120,5 @@ for w in $workloads; do
 	done
 done
 [ -n "${_ibtrs_srv_pid:-}" ] && kill "$_ibtrs_srv_pid" 2>/dev/null
+[ -n "${_ibtrs_rekey_srv_pid:-}" ] && kill "$_ibtrs_rekey_srv_pid" 2>/dev/null
 exit 0

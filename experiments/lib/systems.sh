@@ -192,21 +192,37 @@ sys_rnbd_noinv_desc() { echo "rnbd 1 - frwr remote"; }
 # per read buffer, remote invalidation).
 EX_IBTRS_PORT=12345	# not 1234: upstream rtrs-server listens there in the same guest
 _ibtrs_srv_pid=
-_ibtrs_srv_up() {
-	[ -n "$_ibtrs_srv_pid" ] && return 0
-	local srvd=$TB_TOP/server/build/ibnbd-serverd a args=() t
+# _ibtrs_daemon PORT LOG [ARGS...]: ibnbd-serverd on every server address;
+# its pid in $_ibtrs_daemon_pid.
+_ibtrs_daemon() {
+	local port=$1 log=$2 srvd=$TB_TOP/server/build/ibnbd-serverd a args=() t
+	shift 2
 	[ -x "$srvd" ] || ex_die "$srvd not built (run make)"
 	[ -e "$TB_TOP/fio-engine/build/ibtrs.so" ] || ex_die "fio engine not built (run make)"
 	sys_nullblk_up
 	for a in $TB_SRV_ADDRS; do args+=(--addr "$a"); done
-	"$srvd" "${args[@]}" --port $EX_IBTRS_PORT >"$EX_RAW/ibnbd-serverd.log" 2>&1 &
-	_ibtrs_srv_pid=$!
+	"$srvd" "${args[@]}" --port "$port" "$@" >"$log" 2>&1 &
+	_ibtrs_daemon_pid=$!
 	for ((t = 0; t < 100; t++)); do
-		grep -q 'listening on' "$EX_RAW/ibnbd-serverd.log" && return 0
-		kill -0 $_ibtrs_srv_pid 2>/dev/null || break
+		grep -q 'listening on' "$log" && return 0
+		kill -0 $_ibtrs_daemon_pid 2>/dev/null || break
 		sleep 0.1
 	done
-	ex_die "ibnbd-serverd did not start: $(tail -3 "$EX_RAW/ibnbd-serverd.log")"
+	ex_die "ibnbd-serverd did not start: $(tail -3 "$log")"
+}
+_ibtrs_srv_up() {
+	[ -n "$_ibtrs_srv_pid" ] && return 0
+	_ibtrs_daemon $EX_IBTRS_PORT "$EX_RAW/ibnbd-serverd.log"
+	_ibtrs_srv_pid=$_ibtrs_daemon_pid
+}
+# A second daemon with chunk_mode rekey (a key per chunk, replaced after
+# every IO), for E02's ibtrs1r_ systems.
+EX_IBTRS_REKEY_PORT=12348
+_ibtrs_rekey_srv_pid=
+_ibtrs_rekey_srv_up() {
+	[ -n "$_ibtrs_rekey_srv_pid" ] && return 0
+	_ibtrs_daemon $EX_IBTRS_REKEY_PORT "$EX_RAW/ibnbd-serverd-rekey.log" --chunk-mode rekey
+	_ibtrs_rekey_srv_pid=$_ibtrs_daemon_pid
 }
 _ibtrs_paths() {	# _ibtrs_paths N -> clt1@srv1,clt2@srv2
 	local n=$1 i out=""
@@ -255,6 +271,17 @@ sys_$1_desc() { EX_IBTRS_MR=$3 EX_IBTRS_INVAL=$4 sys_$2_desc; }"
 for _m in mw_remote mw_local reg_local bounce_remote bounce_none global_none; do
 	_ex_def_ibtrs_mode "ibtrs1_$_m" ibtrs1 "${_m%_*}" "${_m#*_}"
 	_ex_def_ibtrs_mode "ibtrsk1_$_m" ibtrsk1 "${_m%_*}" "${_m#*_}"
+done
+# ibtrs1r_<mr>_<inval>: the engine against the chunk_mode rekey daemon; the
+# mode is reported as <inval>+rekey (as rnbd's always_invalidate=Y).
+_ex_def_ibtrs_rekey_mode() {	# NAME MR INVAL
+	eval "sys_$1_up() { _ibtrs_rekey_srv_up; }
+sys_$1_fio() { EX_IBTRS_PORT=$EX_IBTRS_REKEY_PORT EX_IBTRS_MR=$2 EX_IBTRS_INVAL=$3 _ibtrs_fio 1; }
+sys_$1_iosrc() { _ibtrs_iosrc \"\$1\"; }
+sys_$1_desc() { echo \"ibtrs-fio 1 - $2 $3+rekey\"; }"
+}
+for _m in mw_remote global_none; do
+	_ex_def_ibtrs_rekey_mode "ibtrs1r_$_m" "${_m%_*}" "${_m#*_}"
 done
 unset _m
 
