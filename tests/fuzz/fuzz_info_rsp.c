@@ -9,13 +9,35 @@
  * checks an INFO_RSP against an accept it took. Checks: 0, -ECONNREFUSED
  * or -EPROTO with a reason; an accepted answer repeats the accept's queue
  * depth and chunk size, its slot size is chunk + header area, the pool does
- * not wrap the address space, no flags; re-encoding reproduces the input's
- * fields and decodes alike.
+ * not wrap the address space, only known flags (TRS_INFO_F_REKEY);
+ * re-encoding reproduces the input's fields and decodes alike. The same
+ * input is then read as a KEYS message (trs_keys_decode()) for the accept's
+ * queue depth: a decoded message stays inside the queue depth and its
+ * count, and re-encodes to the bytes it was read from.
  */
 #include "fuzz.h"
 #include "trs_common.h"
 
 #define CONN_RSP_LEN	sizeof(struct trs_msg_conn_rsp)
+
+static void fz_keys(const void *buf, __u32 len, __u32 queue_depth)
+{
+	__u32 rkeys[TRS_KEYS_PER_MSG];
+	struct trs_msg_keys k;
+	const char *why = NULL;
+	__u32 first, count, n;
+
+	if (trs_keys_decode(buf, len, queue_depth, &first, &count, rkeys,
+			    &why)) {
+		FZ_CHECK(why && *why);
+		return;
+	}
+	FZ_CHECK(count >= 1 && count <= TRS_KEYS_PER_MSG);
+	FZ_CHECK(first < queue_depth && count <= queue_depth - first);
+	n = trs_keys_encode(&k, (__u16)first, (__u16)count, rkeys);
+	FZ_CHECK(n <= len);
+	FZ_CHECK(!memcmp(&k, buf, n));
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -58,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK((unsigned __int128)out.pool_addr +
 		 (unsigned __int128)out.slot_size * out.queue_depth <=
 		 (unsigned __int128)UINT64_MAX);
-	FZ_CHECK(!out.flags);
+	FZ_CHECK(!(out.flags & ~TRS_INFO_F_ALL));
 
 	/* every field but the reserved one */
 	trs_info_rsp_encode(&m, &out);
@@ -71,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(trs_info_rsp_decode(&m, sizeof(m), &p, &again, &why) == 0);
 	FZ_CHECK(!memcmp(&out, &again, sizeof(out)));
 out:
+	fz_keys(buf, (__u32)len, p.queue_depth);
 	free(buf);
 	return 0;
 }

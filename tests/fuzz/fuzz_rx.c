@@ -79,7 +79,8 @@ static void check_clt(const struct trs_rx_wc *wc, const struct trs_rx_msg *m,
 		FZ_CHECK(m->id < qd);
 		break;
 	case TRS_RX_MSG:
-		FZ_CHECK(m->msg_type == TRS_MSG_INFO_RSP && !wc->with_inv);
+		FZ_CHECK((m->msg_type == TRS_MSG_INFO_RSP ||
+			  m->msg_type == TRS_MSG_KEYS) && !wc->with_inv);
 		break;
 	default:
 		FZ_CHECK(!"client: unexpected kind");
