@@ -23,6 +23,30 @@ wait_srv_io() {
 	done
 }
 
+# srv_paths: the joined paths of the daemon's first session (SIGUSR1
+# stats; empty when it has none).
+srv_paths() {
+	stats_dump
+	sed -n 's/^session [^ ]* paths=\([0-9]*\) .*/\1/p' "$STATS" | head -n1
+}
+
+# wait_srv_paths N TIMEOUT_S PID: until the daemon's session has N joined
+# paths; dies on timeout, or when PID (the fio run) ends first.
+wait_srv_paths() {
+	local want=$1 to=$2 pid=$3 t0 n
+	t0=$(date +%s)
+	while :; do
+		n=$(srv_paths)
+		[ "${n:-0}" -eq "$want" ] &&
+			{ log "session has $n path(s) after $(($(date +%s) - t0))s"; return 0; }
+		kill -0 "$pid" 2>/dev/null ||
+			die "fio ended before the session had $want path(s) (${n:-none})"
+		[ $(($(date +%s) - t0)) -lt "$to" ] ||
+			die "session has ${n:-no} path(s), not $want, after ${to}s"
+		sleep 0.2
+	done
+}
+
 # The engine's end-of-job report (fio_ibtrs_report) in fio-NAME.log:
 #   ibtrs: SESS: report: ios=.. parts=.. split=.. waits=.. reopens=.. stale=.. ...
 #   ibtrs: SESS: report: path I ADDR state=.. reads=.. writes=.. failovers=.. reconnects=..
