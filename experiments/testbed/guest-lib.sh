@@ -63,7 +63,8 @@ tb_path_cut() {	# two-host mode: paths.sh cuts this guest's side (ethI)
 # ends the calling script with exit 75 and a "TB_DEFECT:" line: the path
 # cannot come back in this boot, so what the script claims after the
 # restore cannot be checked; tests/run-vm runs it once more in a fresh
-# guest.
+# guest. The script's EXIT trap is dropped first: its cleanup (unmap,
+# rmmod) can block on the stuck device, and the guest is not used again.
 TB_EXIT_DEFECT=75
 tb_path_restore() {
 	local rc=0
@@ -73,6 +74,7 @@ tb_path_restore() {
 		"$TB_TOP/experiments/testbed/paths.sh" restore "$@" || rc=$?
 		if [ $rc = 3 ]; then
 			echo "TB_DEFECT: path $1 could not be restored (rxe device stuck in its removal, trs/PROTOCOL.md section 9)"
+			trap - EXIT
 			exit $TB_EXIT_DEFECT
 		fi
 		return $rc
