@@ -12,7 +12,9 @@ time, busy fraction, IOPS and the exact per-IO counters; the components of
 each cell; the precision of the run (window quantization, the in-flight
 bound at the window's edges, the run-to-run spread); and pairwise verdicts
 between systems, "separated" only when the ranges over the runs do not
-overlap AND the difference exceeds the larger run-to-run spread.
+overlap AND the difference exceeds the larger run-to-run spread; in a
+wall-clock boot also per-run ratios of systems that ran back to back
+(paired), separated only when all of them lie on one side of 1.
 """
 import csv, glob, os, sys
 
@@ -209,7 +211,67 @@ def boot_section(run, boot):
                                n_(f(b[m + "_median"]), 0), diff, sa, sb, runs,
                                "separated" if sep else "NOT separated"))
     out.append("")
+    if not profiled:
+        out += paired_section(run, boot, nm)
     return out
+
+
+# Pairs needed before a paired verdict: all N ratios on one side of 1 has
+# probability 2^(1-N) without a difference (two-sided sign test); N = 6
+# gives 0.031.
+PAIRED_MIN = 6
+
+
+def paired_section(run, boot, nm):
+    """Wall-clock boots: run r of system A and run r of system B ran back to
+    back (guest-cells.sh interleaves the systems per workload and reverses
+    their order every run), so a slow drift of the host moves both; their
+    ratio B/A per run cancels it where the spread of either alone does not.
+    Separated only when every pair's ratio lies on the same side of 1 and
+    there are at least PAIRED_MIN pairs (sign test)."""
+    p = os.path.join(run, boot, "cells.csv")
+    if not os.path.exists(p):
+        return []
+    cells = {}
+    with open(p, newline="") as fh:
+        for r in csv.DictReader(fh):
+            cells.setdefault((r["system"], r["workload"], r["bs"], r["iodepth"]), {})[r["run"]] = r
+    out = ["Paired runs (B / A per run: the two ran back to back in this boot; median "
+           "[min-max] of the ratios; separated = every ratio on one side of 1 over at "
+           "least %d pairs, a two-sided sign test at p <= %.3f):" % (
+               PAIRED_MIN, 2.0 ** (1 - PAIRED_MIN)), ""]
+    n_out = len(out)
+    keys = sorted(cells, key=lambda k: (k[2] != "4k", k[1], int(k[3]), k[0]))
+    for a_sys, b_sys in PAIRS:
+        for k in keys:
+            if k[0] != a_sys or (b_sys,) + k[1:] not in cells:
+                continue
+            a, b = cells[k], cells[(b_sys,) + k[1:]]
+            for m, name in (("iops", "IOPS"), ("ctxt_per_io", "ctxt/IO")):
+                rs = []
+                for run_id in sorted(set(a) & set(b)):
+                    va, vb = f(a[run_id].get(m)), f(b[run_id].get(m))
+                    if va and vb is not None:
+                        rs.append(vb / va)
+                if not rs:
+                    continue
+                rs.sort()
+                n = len(rs)
+                med = rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
+                side = rs[0] > 1 or rs[-1] < 1
+                if side and n >= PAIRED_MIN:
+                    v = "separated (%s in all %d pairs)" % ("higher" if rs[0] > 1 else "lower", n)
+                elif side:
+                    v = "NOT separated (%s in all %d pairs, too few: p = %.2f)" % (
+                        "higher" if rs[0] > 1 else "lower", n, 2.0 ** (1 - n))
+                else:
+                    v = "NOT separated"
+                out.append("- %s %s QD%s %s: %s / %s = %.3f [%.3f-%.3f] (%d pairs) -> %s" % (
+                    k[1], k[2], k[3], name, nm.get(b_sys, b_sys), nm.get(a_sys, a_sys),
+                    med, rs[0], rs[-1], n, v))
+    if len(out) == n_out:
+        return []
+    return out + [""]
 
 
 def icount_boots(run):

@@ -205,6 +205,43 @@ if grep -q '^## Across the 2 icount boots (icount, icount2)' <<<"$rep" &&
 	echo "PASS: experiments-pipeline: report: verdicts across boots"
 else echo "FAIL: experiments-pipeline: report across boots: $(grep -A30 'Across' <<<"$rep")"; fi
 
+# A wall-clock (mttcg) boot: the host drifts by up to +-30 % from run to
+# run, and in every run ibnbd's window takes 0.95x nvme-rdma's time (5.3 %
+# more IOPS): each system's range covers the other's (NOT separated by
+# spread), but the per-run ratios all lie above 1: separated over 6 pairs,
+# "too few" over 3, NOT separated when one pair is turned around.
+paired() {	# RUNS [FLIP_RUN]: the report's ibnbd/nvme-rdma IOPS line
+	local m=$tmp/m/mttcg/raw r ns
+	rm -rf "$tmp/m"; mkdir -p "$m"
+	cp "$run/meta.json" "$tmp/m/"
+	printf 'nvme_rdma nvme-rdma 1 - frwr remote
+ibnbd1 ibnbd 1 round-robin frwr remote
+' >"$m/systems.txt"
+	local drift=(0 100 130 70 115 85 100)
+	for ((r = 1; r <= $1; r++)); do
+		ns=$((20000 * drift[r]))
+		fio_json 20000 >"$m/nvme_rdma__randread__4k__1__r$r.json"
+		fio_json 20000 >"$m/ibnbd1__randread__4k__1__r$r.json"
+		if [ "$r" = "${2:-0}" ]; then
+			snap 2000 $((ns * 100 / 95)) 2000 >"$m/ibnbd1__randread__4k__1__r$r.snap"
+		else
+			snap 2000 $((ns * 95 / 100)) 2000 >"$m/ibnbd1__randread__4k__1__r$r.snap"
+		fi
+		snap 2000 "$ns" 2000 >"$m/nvme_rdma__randread__4k__1__r$r.snap"
+	done
+	/usr/bin/python3 "$top/experiments/lib/summarize.py" "$tmp/m" E01-baseline mttcg >/dev/null 2>&1 ||
+		echo "summarize failed"
+	/usr/bin/python3 "$top/experiments/lib/report.py" "$tmp/m/" 2>&1 |
+		grep -e 'randread 4k QD1 IOPS: ibnbd / nvme-rdma' -e 'randread 4k QD1 IOPS: nvme-rdma [0-9]*, ibnbd'
+}
+p6=$(paired 6) p3=$(paired 3) p6f=$(paired 6 4)
+if grep -q 'IOPS: nvme-rdma [0-9]*, ibnbd [0-9]*: +[0-9.]* % .* -> NOT separated' <<<"$p6" &&
+   grep -q 'ibnbd / nvme-rdma = 1.053 \[1.053-1.053\] (6 pairs) -> separated (higher in all 6 pairs)' <<<"$p6" &&
+   grep -q '(3 pairs) -> NOT separated (higher in all 3 pairs, too few: p = 0.25)' <<<"$p3" &&
+   grep -q 'ibnbd / nvme-rdma = 1.053 \[0.950-1.053\] (6 pairs) -> NOT separated$' <<<"$p6f"; then
+	echo "PASS: experiments-pipeline: report: paired runs of a wall-clock boot (6 pairs on one side separated, 3 too few, one turned around not)"
+else echo "FAIL: experiments-pipeline: report paired: [$p6] [$p3] [$p6f]"; fi
+
 # plot.py draws the primary figure from the run.
 if /usr/bin/python3 "$top/plots/plot.py" --results "$tmp" --out "$tmp/out" >/dev/null 2>&1 &&
 	[ -s "$tmp/out/sw_instr_per_io.png" ] && [ -s "$tmp/out/instr_breakdown.pdf" ]; then
