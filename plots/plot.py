@@ -19,6 +19,9 @@ Figures (PNG and PDF each):
                     system and 4k workload (medians)
   guest_time_per_io icount guest ns per IO (instructions + idle jumped over)
   iops_mttcg        IOPS in the MTTCG boot (wall clock, soft-RoCE bound)
+  mttcg_paired      the same boot's per-run ratios to nvme-rdma (IOPS and
+                    context switches per IO), each system's run r against
+                    nvme-rdma's run r, which ran back to back with it
   perftest          raw verbs message rate and latency per message size
 """
 import argparse, csv, glob, os, sys
@@ -81,7 +84,9 @@ def wl_name(r):
 
 def wl_key(name):
     w, qd = name.split()
-    return (WORKLOAD_ORDER.index(w) if w in WORKLOAD_ORDER else 99, int(qd[2:]))
+    base = w.split("-")[0]	# randread-j2: numjobs 2, after randread
+    return (w != base, WORKLOAD_ORDER.index(base) if base in WORKLOAD_ORDER else 99,
+            int(qd[2:]), w)
 
 
 def save(fig, out, name):
@@ -217,6 +222,61 @@ def fig_perftest(results, out):
     save(fig, out, "perftest")
 
 
+def fig_paired(results, out):
+    """Per-run ratios B/nvme-rdma in the newest MTTCG boot: the median
+    ratio over the runs as a bar, min..max as its error bar, 1 marked."""
+    runs = sorted(glob.glob(os.path.join(results, "E01-baseline", "*", "mttcg", "cells.csv")))
+    if not runs:
+        return
+    p = runs[-1]
+    run = os.path.basename(os.path.dirname(os.path.dirname(p)))
+    _, _, names = newest_run(results, "mttcg")
+    cells = {}
+    with open(p, newline="") as f:
+        for r in csv.DictReader(f):
+            cells.setdefault((r["system"], wl_name(r)), {})[r["run"]] = r
+    others = sorted({s for s, _ in cells if s != "nvme_rdma"},
+                    key=lambda s: sys_key(names.get(s, s)))
+    wls = sorted({w for s, w in cells if s == "nvme_rdma"}, key=wl_key)
+    if not others or not wls:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+    npairs = 0
+    for ax, (metric, title) in zip(axes, (("iops", "IOPS"), ("ctxt_per_io",
+                                                             "context switches per IO"))):
+        width = 0.8 / len(others)
+        for i, s in enumerate(others):
+            xs, ys, lo, hi = [], [], [], []
+            for j, w in enumerate(wls):
+                a, b = cells.get(("nvme_rdma", w), {}), cells.get((s, w), {})
+                rs = sorted(num(b[k][metric]) / num(a[k][metric]) for k in set(a) & set(b)
+                            if num(a[k][metric]) and num(b[k][metric]) is not None)
+                if not rs:
+                    continue
+                npairs = max(npairs, len(rs))
+                n = len(rs)
+                med = rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
+                xs.append(j + (i - (len(others) - 1) / 2) * width)
+                ys.append(med)
+                lo.append(med - rs[0])
+                hi.append(rs[-1] - med)
+            lbl = names.get(s, s)
+            ax.bar(xs, ys, width, label=lbl, color=COLOURS.get(lbl),
+                   yerr=[lo, hi], capsize=2, error_kw={"elinewidth": 0.8})
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(wls)))
+        ax.set_xticklabels(wls, fontsize=7, rotation=20)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("%s / nvme-rdma's, same run" % title)
+        ax.grid(axis="y", alpha=0.3)
+    axes[-1].legend(fontsize=7)
+    fig.suptitle("Paired ratios to nvme-rdma in the MTTCG boot (wall clock): bars the median "
+                 "over %d runs, error bars min..max;\n"
+                 "each run of a system ran back to back "
+                 "with nvme-rdma's (run %s)" % (npairs, run), fontsize=9, y=1.05)
+    save(fig, out, "mttcg_paired")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
@@ -240,6 +300,7 @@ def main():
     fig_metric(a.results, a.out, "mttcg", "iops", 1e3, "thousand IOPS (wall clock)",
                "IOPS in the MTTCG boot (wall clock; soft-RoCE bound, cannot rank protocols)",
                "iops_mttcg")
+    fig_paired(a.results, a.out)
     if os.path.exists(os.path.join(a.results, "summary.csv")):
         fig_perftest(a.results, a.out)
 
