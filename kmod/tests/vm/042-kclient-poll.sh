@@ -53,7 +53,10 @@ krxe_counters
 for p in "$S"/paths/*/; do
 	log "$(basename "$p") con_reqs: $(tr '\n' ' ' <"$p/con_reqs")"
 done
-[ "$ios" -gt 1000 ] || die "only $ios IOs"
+# (the debug kernel's fio, debug-bin/fio, cuts both jobs to 2 MiB: ~930)
+min_ios=1000
+[ "${TB_KERNEL:-}" = debug ] && min_ios=500
+[ "$ios" -gt "$min_ios" ] || die "only $ios IOs"
 [ "$preqs" -ge "$ios" ] || die "$preqs requests on the polled connections for $ios IOs"
 [ "$cqes" -ge "$ios" ] || die "$cqes completions reaped by polling for $ios IOs"
 grep -q 'proto_errors=[1-9]' "$P" && die "protocol errors counted"
