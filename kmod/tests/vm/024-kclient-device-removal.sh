@@ -49,8 +49,9 @@ cat "$P"
 [ "$(grep -c 'state=connected reqs=[1-9]' "$P")" = 2 ] ||
 	die "not both paths carrying IO before the removal"
 # Delete only while path 1 has IO in flight (a slow fio start under load
-# left it none once: nothing to fail over, nothing tested).
-for i in $(seq 1 100); do
+# left it none once: nothing to fail over, nothing tested). 10 s x TS: on
+# the debug kernel fio had not started its IO after 11.5 s once.
+for i in $(seq 1 $((100 * TS))); do
 	sed -n 1p "$P" | grep -q 'inflight=[1-9]' && break
 	sleep 0.1
 done
