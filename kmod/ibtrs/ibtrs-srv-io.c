@@ -161,6 +161,8 @@ int ibtrs_srv_resp(struct ibtrs_srv_op *op, int status, size_t len)
 	state = atomic_read(&op->state);
 	if (WARN_ON_ONCE(state != IBTRS_OP_ACTIVE && state != IBTRS_OP_PENDING))
 		return -EINVAL;
+	WRITE_ONCE(op->answering, true);
+	smp_mb();	/* answering before the client can have the answer */
 	rcu_read_lock();
 	path = READ_ONCE(op->path);
 	if (path && !READ_ONCE(path->closed)) {
@@ -292,6 +294,7 @@ void ibtrs_srv_op_start_work(struct work_struct *work)
 		ibtrs_srv_op_freed(sess, true);
 		return;
 	}
+	WRITE_ONCE(op->answering, false);
 	WRITE_ONCE(op->path, path);
 	op->con = op->pending_con;
 	op->pending_con = NULL;
@@ -327,8 +330,13 @@ static int ibtrs_srv_io_req_busy(struct ibtrs_srv_con *con,
 		ret = -EAGAIN;
 		goto out_unlock;
 	}
-	/* a client never re-sends a chunk on the path it is busy on */
-	if (READ_ONCE(op->path) == path || op->pending_path == path) {
+	/*
+	 * A client never re-sends a chunk on the path it is busy on, but it
+	 * may send the chunk's next request as soon as it has the answer,
+	 * which can be before the answer's ACTIVE -> FREE: that one waits.
+	 */
+	if ((READ_ONCE(op->path) == path && !READ_ONCE(op->answering)) ||
+	    op->pending_path == path) {
 		spin_unlock_irq(&sess->lock);
 		ibtrs_srv_path_fail(path, "request for chunk %u which is busy on this path",
 				    op->id);
@@ -359,6 +367,7 @@ static void ibtrs_srv_io_req(struct ibtrs_srv_con *con, u32 id)
 			      IBTRS_OP_ACTIVE) != IBTRS_OP_FREE)
 		if (!ibtrs_srv_io_req_busy(con, op))
 			return;
+	WRITE_ONCE(op->answering, false);
 	WRITE_ONCE(op->path, path);
 	op->con = con;
 	this_cpu_inc(path->stats->reqs);

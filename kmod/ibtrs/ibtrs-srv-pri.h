@@ -76,6 +76,11 @@ enum ibtrs_srv_op_state {
  *	A newer retry (the client gave up that path too) replaces it. Under
  *	the session's lock.
  * @pending_con: the connection of @pending_path it came on.
+ * @answering: set before the answer is posted, cleared when the chunk's
+ *	next request starts: the client may have the answer, end the IO and
+ *	send its tag's next request for this chunk on the same path before
+ *	the answer moves the op out of ACTIVE; that request then waits like
+ *	a retry (in @pending_path) instead of failing the path.
  * @start_work: starts the pending request (not in the answer's context).
  * @req: the validated request header (host order), stable while ACTIVE.
  * @data_wr: a read answer's RDMA_WRITE; with @rsp_wr, @data_sge and
@@ -93,6 +98,7 @@ struct ibtrs_srv_op {
 	struct ibtrs_srv_con *con;
 	struct ibtrs_srv_path *pending_path;
 	struct ibtrs_srv_con *pending_con;
+	bool answering;
 	struct work_struct start_work;
 	struct trs_io_req_info req;
 	struct ib_rdma_wr data_wr;
