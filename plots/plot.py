@@ -28,6 +28,9 @@ import argparse, csv, glob, os, sys
 
 import matplotlib
 matplotlib.use("Agg")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "experiments", "lib"))
+import report  # noqa: E402  (paired_ratios: the report's arithmetic)
 import matplotlib.pyplot as plt  # noqa: E402
 
 SYSTEM_ORDER = ["nullblk", "nvme-rdma", "rnbd", "rnbd 2p", "ibnbd", "ibnbd 2p",
@@ -249,13 +252,10 @@ def fig_paired(results, out):
             xs, ys, lo, hi = [], [], [], []
             for j, w in enumerate(wls):
                 a, b = cells.get(("nvme_rdma", w), {}), cells.get((s, w), {})
-                rs = sorted(num(b[k][metric]) / num(a[k][metric]) for k in set(a) & set(b)
-                            if num(a[k][metric]) and num(b[k][metric]) is not None)
+                rs, med = report.paired_ratios(a, b, metric)
                 if not rs:
                     continue
                 npairs = max(npairs, len(rs))
-                n = len(rs)
-                med = rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
                 xs.append(j + (i - (len(others) - 1) / 2) * width)
                 ys.append(med)
                 lo.append(med - rs[0])

@@ -222,6 +222,18 @@ def boot_section(run, boot):
 PAIRED_MIN = 6
 
 
+def paired_ratios(a, b, m):
+    """a, b: {run: cells.csv row} of two systems in one cell. (the sorted
+    ratios B/A of measure M over the runs both have, their median); ([],
+    None) when no run has both."""
+    rs = sorted(f(b[k].get(m)) / f(a[k].get(m)) for k in set(a) & set(b)
+                if f(a[k].get(m)) and f(b[k].get(m)) is not None)
+    if not rs:
+        return rs, None
+    n = len(rs)
+    return rs, rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
+
+
 def paired_section(run, boot, nm):
     """Wall-clock boots: run r of system A and run r of system B ran back to
     back (guest-cells.sh interleaves the systems per workload and reverses
@@ -248,16 +260,10 @@ def paired_section(run, boot, nm):
                 continue
             a, b = cells[k], cells[(b_sys,) + k[1:]]
             for m, name in (("iops", "IOPS"), ("ctxt_per_io", "ctxt/IO")):
-                rs = []
-                for run_id in sorted(set(a) & set(b)):
-                    va, vb = f(a[run_id].get(m)), f(b[run_id].get(m))
-                    if va and vb is not None:
-                        rs.append(vb / va)
+                rs, med = paired_ratios(a, b, m)
                 if not rs:
                     continue
-                rs.sort()
                 n = len(rs)
-                med = rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
                 side = rs[0] > 1 or rs[-1] < 1
                 if side and n >= PAIRED_MIN:
                     v = "separated (%s in all %d pairs)" % ("higher" if rs[0] > 1 else "lower", n)
