@@ -431,10 +431,14 @@ int main(int argc, char **argv)
 		if (done())
 			stopping = 1;
 		if (now_s() - last_report >= 1.0) {
+			struct timespec mono;
+
+			clock_gettime(CLOCK_MONOTONIC, &mono);
 			printf("progress t=%.1f ios=%llu iops=%.0f paths_connected=%d "
-			       "inflight=%d\n", now_s(), ios,
+			       "inflight=%d mono=%.3f\n", now_s(), ios,
 			       (double)(ios - last_ios) / (now_s() - last_report),
-			       ibtrs_clt_paths_connected(clt), inflight);
+			       ibtrs_clt_paths_connected(clt), inflight,
+			       (double)mono.tv_sec + (double)mono.tv_nsec / 1e9);
 			fflush(stdout);
 			last_report = now_s();
 			last_ios = ios;

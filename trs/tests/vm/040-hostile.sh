@@ -93,6 +93,12 @@ stalls=$(awk '/^progress/ { for (i = 1; i <= NF; i++) if ($i ~ /^iops=/) {
 	split($i, a, "="); if (a[2] + 0 == 0) n++ } } END { print n + 0 }' "$log")
 reports=$(grep -c '^progress' "$log" || true)
 echo "good client: $reports progress reports, $stalls without IO"
-[ "$reports" -ge 20 ] && [ "$stalls" = 0 ] ||
-	{ echo "FAIL: the good client's IO stalled"; fail=1; }
+if ! [ "$reports" -ge 20 ] || ! [ "$stalls" = 0 ]; then
+	echo "FAIL: the good client's IO stalled"
+	# which seconds (mono= is the clock of the server log's [stamps])
+	grep '^progress' "$log" | sed 's/^/  /'
+	echo "server log:"
+	sed 's/^/  /' /tmp/trs-srv.log | tail -60
+	fail=1
+fi
 exit $fail
