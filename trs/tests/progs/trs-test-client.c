@@ -420,6 +420,8 @@ int main(int argc, char **argv)
 		if (!issue(&slots[i]))
 			inflight++;
 	}
+	/* the first report's second starts with the IO, not with the connect */
+	last_report = now_s();
 	while (inflight > 0) {
 		int n = ibtrs_clt_poll(clt, 100);
 

@@ -50,7 +50,7 @@ grep -E '^(total|RESULT)' "$log"
 [ $rc -eq 0 ] || { echo "FAIL: good client failed ($rc)"; tail "$log"; fail=1; }
 kill -0 "$SRV_PID" || { echo "FAIL: server died"; fail=1; }
 echo "server log (reasons):"
-grep -E 'rejecting|closing path|heartbeat' /tmp/trs-srv.log | sed 's/^/  /' || true
+grep -E 'rejecting|closing path|heartbeat|slow' /tmp/trs-srv.log | sed 's/^/  /' || true
 
 for c in "${!reason[@]}"; do
 	line=$(grep "^PASS: hostile $c:" /tmp/trs-hostile.log) ||
@@ -92,7 +92,8 @@ kill -0 "$SRV_PID" || { echo "FAIL: cross-session: the server died"; fail=1; }
 stalls=$(awk '/^progress/ { for (i = 1; i <= NF; i++) if ($i ~ /^iops=/) {
 	split($i, a, "="); if (a[2] + 0 == 0) n++ } } END { print n + 0 }' "$log")
 reports=$(grep -c '^progress' "$log" || true)
-echo "good client: $reports progress reports, $stalls without IO"
+echo "good client: $reports progress reports, $stalls without IO; the slowest:" \
+	"$(grep '^progress' "$log" | sort -t= -k4 -n | head -n1)"
 if ! [ "$reports" -ge 20 ] || ! [ "$stalls" = 0 ]; then
 	echo "FAIL: the good client's IO stalled"
 	# which seconds (mono= is the clock of the server log's [stamps])
