@@ -30,6 +30,7 @@ struct fio_ibtrs_options {
 	int ctrl_loss_tmo;
 	char *mr_mode;
 	char *inval_mode;
+	char *write_mode;
 	unsigned int busy_poll;
 	unsigned int poll_yield;
 	unsigned int coalesce;

@@ -123,6 +123,15 @@ struct fio_option fio_ibtrs_options[] = {
 		.group	= FIO_OPT_G_INVALID,
 	},
 	{
+		.name	= "write_mode",
+		.lname	= "Write data movement",
+		.type	= FIO_OPT_STR_STORE,
+		.off1	= offsetof(struct fio_ibtrs_options, write_mode),
+		.help	= "How write data reaches the server: push (default; the client RDMA-WRITEs it), pull (the server RDMA-READs it)",
+		.category = FIO_OPT_C_ENGINE,
+		.group	= FIO_OPT_G_INVALID,
+	},
+	{
 		.name	= "poll",
 		.lname	= "Busy poll",
 		.type	= FIO_OPT_STR_SET,
@@ -272,6 +281,11 @@ int fio_ibtrs_clt_params(struct thread_data *td, struct ibnbd_clt_params *p,
 	}
 	if (o->inval_mode && ibtrs_inval_mode_parse(o->inval_mode, &co->inval_mode)) {
 		td_vmsg(td, EINVAL, "bad inval_mode", "ibtrs");
+		log_err("ibtrs: %s\n", ibtrs_clt_last_error(NULL));
+		return -EINVAL;
+	}
+	if (o->write_mode && ibtrs_write_mode_parse(o->write_mode, &co->write_mode)) {
+		td_vmsg(td, EINVAL, "bad write_mode", "ibtrs");
 		log_err("ibtrs: %s\n", ibtrs_clt_last_error(NULL));
 		return -EINVAL;
 	}

@@ -37,7 +37,7 @@ SAFE = {"nvme-rdma": {("frwr", "remote")}, "rnbd": {("frwr", "remote+rekey")},
         "ibnbd": {("frwr", "remote"), ("frwr", "local")},
         "ibtrs-fio": {("mw", "remote"), ("mw", "local"), ("reg", "local"),
                       ("bounce", "remote"), ("bounce", "local"),
-                      ("mw", "remote+rekey")},
+                      ("mw", "remote+rekey"), ("mw", "remote+pull")},
         "ibtrs-fio/kernel-srv": {("mw", "remote"), ("mw", "local")}}
 
 

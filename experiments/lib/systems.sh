@@ -283,6 +283,18 @@ sys_$1_desc() { echo \"ibtrs-fio 1 - $2 $3+rekey\"; }"
 for _m in mw_remote global_none; do
 	_ex_def_ibtrs_rekey_mode "ibtrs1r_$_m" "${_m%_*}" "${_m#*_}"
 done
+# ibtrs1pull_<mr>_<inval>: the engine in write_mode pull against the daemon
+# (the client exposes a write's buffer for remote reading and the server
+# RDMA-READs it, as nvme-rdma does); the mode is reported as <inval>+pull.
+_ex_def_ibtrs_pull_mode() {	# NAME MR INVAL
+	eval "sys_$1_up() { sys_ibtrs1_up; }
+sys_$1_fio() { echo \"\$(EX_IBTRS_MR=$2 EX_IBTRS_INVAL=$3 _ibtrs_fio 1) --write_mode=pull\"; }
+sys_$1_iosrc() { _ibtrs_iosrc \"\$1\"; }
+sys_$1_desc() { echo \"ibtrs-fio 1 - $2 $3+pull\"; }"
+}
+for _m in mw_remote global_none; do
+	_ex_def_ibtrs_pull_mode "ibtrs1pull_$_m" "${_m%_*}" "${_m#*_}"
+done
 unset _m
 
 # Our kernel modules (build/kmod/, make builds them): ibtrs-server +

@@ -431,6 +431,13 @@ static ssize_t path_inval_mode_show(struct kobject *kobj,
 			  trs_inval_mode_name(to_clt_path(kobj)->inval_mode));
 }
 
+/* write_mode: this client pushes every write (pull is refused at load) */
+static ssize_t path_write_mode_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", trs_write_mode_name(TRS_WRITE_PUSH));
+}
+
 static ssize_t path_hb_rtt_us_show(struct kobject *kobj,
 				   struct kobj_attribute *attr, char *buf)
 {
@@ -528,6 +535,8 @@ static struct kobj_attribute path_mr_mode_attr =
 	__ATTR(mr_mode, 0444, path_mr_mode_show, NULL);
 static struct kobj_attribute path_inval_mode_attr =
 	__ATTR(inval_mode, 0444, path_inval_mode_show, NULL);
+static struct kobj_attribute path_write_mode_attr =
+	__ATTR(write_mode, 0444, path_write_mode_show, NULL);
 static struct kobj_attribute path_reconnect_attr = __ATTR_WO(reconnect);
 static struct kobj_attribute path_remove_path_attr = __ATTR_WO(remove_path);
 
@@ -542,6 +551,7 @@ static struct attribute *ibtrs_clt_path_attrs[] = {
 	&path_inv_rsps_attr.attr.attr,
 	&path_mr_mode_attr.attr,
 	&path_inval_mode_attr.attr,
+	&path_write_mode_attr.attr,
 	&path_sig_reqs_attr.attr.attr,
 	&path_poll_cqes_attr.attr.attr,
 	&path_hb_sent_attr.attr.attr,

@@ -173,6 +173,43 @@ module_param_cb(inval_mode, &ibtrs_clt_inval_mode_ops, &ibtrs_clt_inval_mode,
 		0444);
 MODULE_PARM_DESC(inval_mode, "end of a registered read buffer's exposure: remote (default: server's SEND_WITH_INV), local (client's LOCAL_INV before the IO ends) or none (UNSAFE, comparison only: stays registered after the IO)");
 
+static int ibtrs_clt_write_mode_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	const char *why = NULL;
+	int m = trs_write_mode_parse(val, TRS_IMPL_KERNEL, &why);
+
+	if (m < 0) {
+		pr_err("write_mode '%.*s': %s\n",
+		       val ? (int)strcspn(val, "\n") : 0, val ? : "", why);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = m;
+	return 0;
+}
+
+static int ibtrs_clt_write_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 trs_write_mode_name(*(int *)kp->arg));
+}
+
+static const struct kernel_param_ops ibtrs_clt_write_mode_ops = {
+	.set = ibtrs_clt_write_mode_set,
+	.get = ibtrs_clt_write_mode_get,
+};
+
+/*
+ * How write data reaches the server: push (the only mode here: the client
+ * RDMA-WRITEs it into the chunk with the request). "pull" (the server
+ * RDMA-READs it, as the library's client and server can) is refused by
+ * name: not implemented in the kernel modules.
+ */
+static int ibtrs_clt_write_mode = TRS_WRITE_PUSH;
+module_param_cb(write_mode, &ibtrs_clt_write_mode_ops, &ibtrs_clt_write_mode,
+		0444);
+MODULE_PARM_DESC(write_mode, "write data movement: push (default and only: the client writes into the server's chunk); pull is refused by name (not implemented in the kernel)");
+
 struct workqueue_struct *ibtrs_clt_wq;
 
 /* every open session, for the device removal (ibtrs_clt_ib_client) */

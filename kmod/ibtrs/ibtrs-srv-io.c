@@ -254,6 +254,14 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 				    op->id, why);
 		return;
 	}
+	/* not announced (no TRS_INFO_F_PULL): the data is not in the chunk */
+	if (op->req.flags & TRS_IO_F_PULL) {
+		ibtrs_srv_op_drop(op, true);
+		ibtrs_srv_path_fail(path,
+				    "chunk %u: write_mode pull: not offered here",
+				    op->id);
+		return;
+	}
 	if (op->req.type == TRS_MSG_IO_WRITE) {
 		dir = IBTRS_WRITE;
 		datalen = op->req.data_len;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * modes.c - the names of the transport's registration and invalidation
- * modes, one table for the kernel modules, the library, the daemon and the
+ * modes.c - the names of the transport's registration, invalidation,
+ * chunk and write modes, one table for the kernel modules, the library, the daemon and the
  * fio engine; and what each implementation does not offer, with the reason,
  * so that a mode one side cannot do is refused by its name, never taken for
  * an unknown word or silently replaced.
@@ -25,6 +25,11 @@ static const char *const trs_inval_names[TRS_INVAL_MAX] = {
 static const char *const trs_chunk_names[TRS_CHUNK_MAX] = {
 	[TRS_CHUNK_STATIC] = "static",
 	[TRS_CHUNK_REKEY] = "rekey",
+};
+
+static const char *const trs_write_names[TRS_WRITE_MAX] = {
+	[TRS_WRITE_PUSH] = "push",
+	[TRS_WRITE_PULL] = "pull",
 };
 
 /* Why an implementation does not offer a mode; NULL where it does. */
@@ -113,6 +118,29 @@ int trs_chunk_mode_parse(const char *s, int impl, const char **why)
 		return m;
 	}
 	*why = "chunk_mode is static or rekey";
+	return -EINVAL;
+}
+
+const char *trs_write_mode_name(int m)
+{
+	return m >= 0 && m < TRS_WRITE_MAX ? trs_write_names[m] : "unknown";
+}
+
+int trs_write_mode_parse(const char *s, int impl, const char **why)
+{
+	int m;
+
+	for (m = 0; s && m < TRS_WRITE_MAX; m++) {
+		if (!trs_mode_eq(s, trs_write_names[m]))
+			continue;
+		if (m == TRS_WRITE_PULL && impl == TRS_IMPL_KERNEL) {
+			*why = "the kernel modules do not pull writes (not "
+			       "implemented; the library's client and server do)";
+			return -EOPNOTSUPP;
+		}
+		return m;
+	}
+	*why = "write_mode is push or pull";
 	return -EINVAL;
 }
 

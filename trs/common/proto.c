@@ -381,6 +381,21 @@ int trs_io_req_decode(const void *hdr, __u32 hdr_len, __u32 chunk_size,
 	if ((__u64)sizeof(*m) + out->usr_len > hdr_len)
 		return trs_fail(why, "user header exceeds the header area",
 				-EMSGSIZE);
+	if (out->type == TRS_MSG_IO_WRITE && (out->flags & TRS_IO_F_PULL)) {
+		if (out->sg_cnt != 1)
+			return trs_fail(why, "pulled write without one buffer",
+					-EBADMSG);
+		if (!out->data_len || out->rlen != out->data_len)
+			return trs_fail(why, "pulled write's buffer length is not "
+					"its data_len", -EBADMSG);
+		if (out->data_len > chunk_size)
+			return trs_fail(why, "write data_len exceeds chunk",
+					-EMSGSIZE);
+		if (out->raddr + out->rlen < out->raddr)
+			return trs_fail(why, "write buffer wraps the address space",
+					-EBADMSG);
+		return 0;
+	}
 	if (out->type == TRS_MSG_IO_WRITE) {
 		if (out->sg_cnt != 0)
 			return trs_fail(why, "write with sg_cnt != 0", -EBADMSG);
@@ -392,6 +407,8 @@ int trs_io_req_decode(const void *hdr, __u32 hdr_len, __u32 chunk_size,
 		return 0;
 	}
 	/* read */
+	if (out->flags & TRS_IO_F_PULL)
+		return trs_fail(why, "read with the pull flag", -EBADMSG);
 	if (out->data_len != 0)
 		return trs_fail(why, "read with data_len != 0", -EBADMSG);
 	if (out->sg_cnt > TRS_MAX_SG)

@@ -244,6 +244,25 @@ enum trs_chunk_mode {
 const char *trs_chunk_mode_name(int m);
 int trs_chunk_mode_parse(const char *s, int impl, const char **why);
 
+/**
+ * enum trs_write_mode - how a write's data reaches the server's chunk
+ * (write_mode; a pulled request carries TRS_IO_F_PULL, a server that can
+ * pull announces TRS_INFO_F_PULL).
+ * @TRS_WRITE_PUSH: the client RDMA-WRITEs it into the chunk, in front of
+ *	the request header, in the request's one WRITE_WITH_IMM (IBTRS).
+ * @TRS_WRITE_PULL: the client exposes its buffer for remote reading and
+ *	the server RDMA-READs it into the chunk (nvme-rdma's way for writes
+ *	above its inline size); the buffer's key ends with the answer, as a
+ *	read buffer's does.
+ */
+enum trs_write_mode {
+	TRS_WRITE_PUSH = 0,
+	TRS_WRITE_PULL = 1,
+	TRS_WRITE_MAX
+};
+const char *trs_write_mode_name(int m);
+int trs_write_mode_parse(const char *s, int impl, const char **why);
+
 const char *trs_mr_mode_name(int m);
 const char *trs_inval_mode_name(int m);
 /* A mode's name (one trailing newline allowed) -> the mode; -EINVAL for an

@@ -103,6 +103,21 @@ enum ibtrs_chunk_mode {
 	IBTRS_CHUNK_REKEY = 1,
 };
 
+/**
+ * enum ibtrs_write_mode - how a write's data reaches the server.
+ * @IBTRS_WRITE_PUSH: default; the client writes it into the chunk with the
+ *	request (one RDMA WRITE WITH IMM; IBTRS's design).
+ * @IBTRS_WRITE_PULL: the client exposes the buffer (as @mr_mode exposes a
+ *	read buffer, for remote reading) and the server RDMA-READs it, as
+ *	nvme-rdma does; the key ends with the answer as @inval_mode says.
+ *	Needs a server that announces it (the library's does; the kernel
+ *	server does not: the path fails, naming the mode).
+ */
+enum ibtrs_write_mode {
+	IBTRS_WRITE_PUSH = 0,
+	IBTRS_WRITE_PULL = 1,
+};
+
 /* ------------------------------------------------------------------ */
 /* Logging (both roles)                                                */
 
@@ -122,6 +137,8 @@ const char *ibtrs_inval_mode_name(enum ibtrs_inval_mode m);
 const char *ibtrs_chunk_mode_name(enum ibtrs_chunk_mode m);
 int ibtrs_chunk_mode_parse(const char *s, enum ibtrs_chunk_mode *out);
 int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out);
+const char *ibtrs_write_mode_name(enum ibtrs_write_mode m);
+int ibtrs_write_mode_parse(const char *s, enum ibtrs_write_mode *out);
 
 /* ------------------------------------------------------------------ */
 /* Client                                                              */
@@ -133,6 +150,7 @@ int ibtrs_inval_mode_parse(const char *s, enum ibtrs_inval_mode *out);
  * @cons_per_path: RDMA CM connections per path (1).
  * @policy: multipath policy; the zero value, IBTRS_MP_ROUND_ROBIN, is the default.
  * @mr_mode, @inval_mode: see the enums; defaults are the safe ones.
+ * @write_mode: see the enum; push by default.
  * @hb_interval_ms: heartbeat interval per path (500).
  * @hb_missed_max: missed heartbeats before a path is failed (3).
  * @connect_timeout_ms: one connection attempt (3000).
@@ -159,6 +177,7 @@ struct ibtrs_clt_opts {
 	enum ibtrs_mp_policy policy;
 	enum ibtrs_mr_mode mr_mode;
 	enum ibtrs_inval_mode inval_mode;
+	enum ibtrs_write_mode write_mode;
 	unsigned int hb_interval_ms;
 	unsigned int hb_missed_max;
 	unsigned int connect_timeout_ms;
@@ -372,7 +391,9 @@ struct ibtrs_srv_opts {
  *	an RDMA WRITE of a pattern (0x5A bytes) into the previous read's client
  *	buffer with that read's key, after that IO ended. A client mode that
  *	ends the server's access with the IO makes it fail (remote access
- *	error, the path fails); an unsafe one lets it land.
+ *	error, the path fails); an unsafe one lets it land. Likewise every
+ *	pulled write's RDMA READ is preceded by an RDMA READ of the previous
+ *	pulled write's buffer with that write's key.
  */
 #define IBTRS_SRV_TEST_NO_INVAL		(1U << 0)
 #define IBTRS_SRV_TEST_SHORT_READ	(1U << 1)
@@ -415,7 +436,7 @@ void ibtrs_srv_unplug(struct ibtrs_srv_ctx *ctx);
 /**
  * struct ibtrs_srv_stats - verbs calls of every connection the context has
  * had (cumulative): as &struct ibtrs_path_stats, plus @answers (answers
- * posted) and @signaled (those posted signaled).
+ * posted), @signaled (those posted signaled) and @pulls.
  */
 struct ibtrs_srv_stats {
 	uint64_t post_sends, send_wrs;
@@ -423,6 +444,7 @@ struct ibtrs_srv_stats {
 	uint64_t cq_sweeps, cqes;
 	uint64_t cq_arms, cq_events;
 	uint64_t requests, answers, signaled;
+	uint64_t pulls;		/* RDMA READs of pulled writes posted */
 };
 void ibtrs_srv_get_stats(const struct ibtrs_srv_ctx *ctx,
 			 struct ibtrs_srv_stats *st);

@@ -421,7 +421,8 @@ struct ibtrs_clt *ibtrs_clt_open(const struct ibtrs_clt_opts *opts,
 	}
 	if (strlen(opts->sessname) >= IBTRS_SESSNAME_MAX ||
 	    opts->cons_per_path > TRS_MAX_CONS_PER_PATH ||
-	    (unsigned int)opts->policy >= TRS_MP_MAX) {
+	    (unsigned int)opts->policy >= TRS_MP_MAX ||
+	    (unsigned int)opts->write_mode >= TRS_WRITE_MAX) {
 		trs_set_error("ibtrs_clt_open: invalid options");
 		goto out_err;
 	}

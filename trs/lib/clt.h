@@ -196,8 +196,9 @@ int trs_clt_rsp_check(struct trs_clt_req *req, int status, const void *rsp);
 int trs_clt_path_mem_setup(struct trs_clt_path *path);
 void trs_clt_path_mem_free(struct trs_clt_path *path);
 struct ibv_mr *trs_clt_find_mr(struct trs_clt_path *path, void *addr, size_t len);
-int trs_clt_req_map_read(struct trs_clt_path *path, struct trs_clt_req *req,
-			 void *buf, struct ibv_mr *mr, struct ibv_send_wr *bind_wr);
+int trs_clt_req_map(struct trs_clt_path *path, struct trs_clt_req *req,
+		    void *buf, struct ibv_mr *mr, struct ibv_send_wr *bind_wr,
+		    unsigned int access);
 void trs_clt_req_unmap(struct trs_clt_req *req);
 
 #endif /* TRS_CLT_H */

@@ -2,7 +2,7 @@
 /*
  * clt_io.c - post one IO on a path: a single RDMA WRITE WITH IMM into the
  * request's server chunk (plus a memory-window bind in front of it for
- * reads). The server's answer is the second and last message, and what
+ * reads, and for writes in write_mode pull, whose data the server reads). The server's answer is the second and last message, and what
  * completes the IO: the request's WRs are unsignaled, but for one chain in
  * TRS_SIG_EVERY WRs whose completion retires the send queue's entries.
  * While the session is plugged the WRs are staged per connection and go
@@ -227,7 +227,7 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 	void *hdr = trs_clt_hdr(clt, req->id);
 	void *buf = NULL;
 	struct ibv_mr *mr = NULL;
-	bool stage;
+	bool stage, pull;
 
 	req->inv_cqe.done = trs_clt_inv_done;
 	req->need_inv = false;
@@ -241,9 +241,16 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 		if (!mr)
 			return -EFAULT;
 	}
+	pull = req->dir == IBTRS_WRITE && req->len &&
+	       clt->opts.write_mode == IBTRS_WRITE_PULL;
 	if (req->dir == IBTRS_WRITE) {
 		io.type = TRS_MSG_IO_WRITE;
 		io.data_len = (uint32_t)req->len;
+	} else {
+		io.type = TRS_MSG_IO_READ;
+	}
+	if (req->dir == IBTRS_WRITE && !pull) {
+		/* push: the data goes in front of the header, in this WR */
 		if (req->len) {
 			sge[nsge].addr = (uintptr_t)buf;
 			sge[nsge].length = (uint32_t)req->len;
@@ -252,9 +259,11 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 		}
 		wr->wr.rdma.remote_addr = slot + clt->params.chunk_size - req->len;
 	} else {
-		io.type = TRS_MSG_IO_READ;
+		/* a read's buffer, or a pulled write's: exposed by its own key */
 		if (req->len) {
-			err = trs_clt_req_map_read(path, req, buf, mr, &req->bind_wr);
+			err = trs_clt_req_map(path, req, buf, mr, &req->bind_wr,
+					      pull ? IBV_ACCESS_REMOTE_READ :
+					      IBV_ACCESS_REMOTE_WRITE);
 			if (err)
 				return err;
 			io.sg_cnt = 1;
@@ -263,6 +272,8 @@ int trs_clt_post_req(struct trs_clt_path *path, struct trs_clt_req *req)
 			io.rlen = (uint32_t)req->len;
 			if (req->need_inv && clt->opts.inval_mode == IBTRS_INVAL_REMOTE)
 				io.flags = TRS_IO_F_NEED_INV;
+			if (pull)
+				io.flags |= TRS_IO_F_PULL;
 			if (req->bind_wr.opcode == IBV_WR_BIND_MW) {
 				req->bind_wr.wr_id = (uintptr_t)&con->req_cqe;
 				req->bind_wr.next = wr;

@@ -297,7 +297,9 @@ static void trs_clt_con_route_resolved(struct trs_clt_con *con)
 	struct rdma_conn_param param = {
 		.private_data = &msg,
 		.private_data_len = sizeof(msg),
-		.responder_resources = 0,	/* no RDMA READ is ever used */
+		/* the server RDMA-READs pulled writes only (write_mode pull) */
+		.responder_resources = path->clt->opts.write_mode ==
+				       IBTRS_WRITE_PULL ? TRS_PULL_READS : 0,
 		.initiator_depth = 0,
 		.retry_count = TRS_RETRY_COUNT,
 		.rnr_retry_count = 7,
@@ -476,6 +478,12 @@ static void trs_clt_info_rsp(struct trs_clt_path *path, const void *buf,
 				  "does not announce", path->keys_got, clt->qd);
 		return;
 	}
+	if (clt->opts.write_mode == IBTRS_WRITE_PULL &&
+	    !(info.flags & TRS_INFO_F_PULL)) {
+		trs_clt_path_fail(path, "write_mode pull: the server does not "
+				  "pull writes");
+		return;
+	}
 	path->pool_addr = info.pool_addr;
 	path->pool_rkey = info.pool_rkey;
 	err = trs_clt_path_mem_setup(path);
@@ -492,12 +500,13 @@ static void trs_clt_info_rsp(struct trs_clt_path *path, const void *buf,
 		     trs_now_us());
 	clt->all_down_since_us = 0;
 	clt->loss_expired = false;
-	trs_info("%s: path %s connected (%u connection%s, %s, chunk_mode %s)",
-		 clt->sessname, path->addr_str, path->ncons,
+	trs_info("%s: path %s connected (%u connection%s, %s, chunk_mode %s, "
+		 "write_mode %s)", clt->sessname, path->addr_str, path->ncons,
 		 path->ncons > 1 ? "s" : "",
 		 path->use_mw ? "memory windows" : "no memory windows",
 		 trs_chunk_mode_name(path->chunk_rkey ? TRS_CHUNK_REKEY :
-				     TRS_CHUNK_STATIC));
+				     TRS_CHUNK_STATIC),
+		 trs_write_mode_name((int)clt->opts.write_mode));
 }
 
 static void trs_clt_io_rsp(struct trs_clt_path *path, uint32_t id, int status,

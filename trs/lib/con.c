@@ -533,6 +533,7 @@ bool trs_cm_event_next(struct rdma_event_channel *ch, struct trs_cm_ev *ev)
 	ev->id = e->id;
 	ev->type = e->event;
 	ev->status = e->status;
+	ev->rd = e->param.conn.responder_resources;
 	ev->plen = 0;
 	if (e->param.conn.private_data && e->param.conn.private_data_len) {
 		ev->plen = e->param.conn.private_data_len;

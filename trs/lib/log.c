@@ -244,6 +244,24 @@ int ibtrs_chunk_mode_parse(const char *s, enum ibtrs_chunk_mode *out)
 	return 0;
 }
 
+const char *ibtrs_write_mode_name(enum ibtrs_write_mode m) { return trs_write_mode_name(m); }
+
+int ibtrs_write_mode_parse(const char *s, enum ibtrs_write_mode *out)
+{
+	const char *why = NULL;
+	int v = trs_write_mode_parse(s, TRS_IMPL_USER, &why);
+
+	if (v < 0) {
+		trs_set_error("write_mode '%s': %s", s ? s : "", why);
+		return v;
+	}
+	*out = (enum ibtrs_write_mode)v;
+	return 0;
+}
+
+_Static_assert((int)IBTRS_WRITE_PUSH == TRS_WRITE_PUSH &&
+	       (int)IBTRS_WRITE_PULL == TRS_WRITE_PULL,
+	       "write_mode values must match trs_common.h");
 _Static_assert((int)IBTRS_CHUNK_STATIC == TRS_CHUNK_STATIC &&
 	       (int)IBTRS_CHUNK_REKEY == TRS_CHUNK_REKEY,
 	       "chunk_mode values must match trs_common.h");

@@ -2,8 +2,8 @@
 /*
  * mem.c - client memory: user regions and the bounce/header buffer
  * registered on every path's PD, and the per-IO remote key of a read
- * buffer (type-2 memory window, per-IO MR fallback, or the unsafe global
- * key).
+ * buffer, or of a pulled write's buffer (type-2 memory window, per-IO MR
+ * fallback, or the unsafe global key).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +38,9 @@ static struct ibv_mr *trs_clt_reg(struct trs_clt_path *path, void *addr,
 
 	if (exposed || clt->opts.mr_mode != IBTRS_MR_BOUNCE) {
 		if (trs_clt_global_keys(clt))
-			access |= IBV_ACCESS_REMOTE_WRITE;
+			access |= IBV_ACCESS_REMOTE_WRITE |
+				  (clt->opts.write_mode == IBTRS_WRITE_PULL ?
+				   IBV_ACCESS_REMOTE_READ : 0);
 		else if (trs_clt_wants_mw(clt) && path->dev->mw_state >= 0)
 			access |= IBV_ACCESS_MW_BIND;
 	}
@@ -164,8 +166,13 @@ struct ibv_mr *trs_clt_find_mr(struct trs_clt_path *path, void *addr, size_t len
 	return NULL;
 }
 
-int trs_clt_req_map_read(struct trs_clt_path *path, struct trs_clt_req *req,
-			 void *buf, struct ibv_mr *mr, struct ibv_send_wr *bind_wr)
+/*
+ * The remote key of @req's buffer: @access is IBV_ACCESS_REMOTE_WRITE for a
+ * read's buffer, IBV_ACCESS_REMOTE_READ for a pulled write's.
+ */
+int trs_clt_req_map(struct trs_clt_path *path, struct trs_clt_req *req,
+		    void *buf, struct ibv_mr *mr, struct ibv_send_wr *bind_wr,
+		    unsigned int access)
 {
 	if (trs_clt_global_keys(path->clt)) {
 		req->rkey = mr->rkey;
@@ -181,7 +188,7 @@ int trs_clt_req_map_read(struct trs_clt_path *path, struct trs_clt_req *req,
 		bind_wr->bind_mw.bind_info.mr = mr;
 		bind_wr->bind_mw.bind_info.addr = (uintptr_t)buf;
 		bind_wr->bind_mw.bind_info.length = req->len;
-		bind_wr->bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		bind_wr->bind_mw.bind_info.mw_access_flags = access;
 		req->rkey = rkey;
 		req->need_inv = true;
 		return 0;
@@ -189,7 +196,7 @@ int trs_clt_req_map_read(struct trs_clt_path *path, struct trs_clt_req *req,
 	/* mr_mode reg, or windows unsupported by the device: a registration
 	 * over exactly this buffer, dropped before the IO completes. */
 	req->io_mr = ibv_reg_mr(path->dev->pd, buf, req->len,
-				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+				IBV_ACCESS_LOCAL_WRITE | (int)access);
 	if (!req->io_mr)
 		return -errno;
 	path->st.reg_wrs++;

@@ -104,7 +104,7 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 			op->pending_path = NULL;
 			op->pending_con = NULL;
 		}
-		if (op->path == path)
+		if (op->path == path && op->state != TRS_OP_PULLING)
 			trs_srv_op_orphan(op);
 	}
 	/*
@@ -124,6 +124,15 @@ static void trs_srv_path_teardown(struct trs_srv_path *path)
 			trs_con_destroy(&con->c);
 		}
 	}
+	/*
+	 * A pulled write whose RDMA READ was out never completes now: with
+	 * the QPs gone nothing more lands in its chunk, which is free again
+	 * (a retry of the write waiting for it starts).
+	 */
+	for (i = 0; i < ctx->params.queue_depth; i++)
+		if (sess->ops[i].path == path &&
+		    sess->ops[i].state == TRS_OP_PULLING)
+			trs_srv_op_finish(&sess->ops[i]);
 	trs_srv_rekey_free(path);	/* windows before the MR they are bound to */
 	if (path->pool_mr)
 		ibv_dereg_mr(path->pool_mr);
@@ -227,9 +236,10 @@ static struct trs_srv_path *trs_srv_path_create(struct ibtrs_srv_sess *sess,
 	return path;
 }
 
+/* @rd: the client's responder resources (RDMA READs it lets us post) */
 static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 				    struct rdma_cm_id *id, const void *pdata,
-				    uint8_t plen)
+				    uint8_t plen, uint8_t rd)
 {
 	struct trs_conn_req_info in;
 	struct ibtrs_srv_sess *sess;
@@ -246,9 +256,10 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 		/*
 		 * per IO: RDMA_WRITE of read data + the answer, mostly
 		 * unsignaled, so retired only by a later signaled one: twice
-		 * that; + HB and INFO_RSP
+		 * that; + HB and INFO_RSP; + a pulled write's RDMA READ per
+		 * IO (signaled, outside the answers' accounting)
 		 */
-		.sq_size = 4 * ctx->params.queue_depth + TRS_SRV_SQ_CTRL,
+		.sq_size = 5 * ctx->params.queue_depth + TRS_SRV_SQ_CTRL,
 		/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ */
 		.rq_size = ctx->params.queue_depth + TRS_RX_EXTRA,
 		.ntx = ctx->params.queue_depth,
@@ -345,6 +356,11 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 	err = trs_srv_con_tx_init(con, attr.sq_size);
 	if (err)
 		goto out_fail;
+	/* write_mode pull: as many RDMA READs as the client and NIC allow */
+	cp.initiator_depth = rd < TRS_PULL_READS ? rd : TRS_PULL_READS;
+	if (cp.initiator_depth > con->c.dev->attr.max_qp_init_rd_atom)
+		cp.initiator_depth = (uint8_t)con->c.dev->attr.max_qp_init_rd_atom;
+	con->pull_depth = cp.initiator_depth;
 	if (!path->dev) {
 		path->dev = con->c.dev;
 		trs_dev_hold(path->dev);
@@ -420,7 +436,8 @@ static void trs_srv_cm_event(struct trs_evsrc *src)
 		if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
 			id->context = NULL;	/* inherited from the listener */
 			trs_srv_connect_request(ctx, id, ev.plen ? ev.pdata : NULL,
-						ev.plen);
+						ev.plen,
+						ev.rd);
 			continue;
 		}
 		if (!ictx) {

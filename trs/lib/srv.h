@@ -42,6 +42,7 @@ struct trs_srv_con {
 	struct trs_srv_path *path;
 	bool established;
 	bool created;		/* trs_con_create() done */
+	uint8_t pull_depth;	/* RDMA READs we may post (0: no pulls) */
 	TAILQ_HEAD(, ibtrs_srv_op) txq;
 	bool dirty;
 	struct trs_srv_con *dirty_next;
@@ -49,6 +50,7 @@ struct trs_srv_con {
 
 enum trs_srv_op_state {
 	TRS_OP_FREE,		/* chunk idle */
+	TRS_OP_PULLING,		/* a pulled write's RDMA READ is out */
 	TRS_OP_ACTIVE,		/* handed to rdma_ev, not answered yet */
 	TRS_OP_QUEUED,		/* answered; its WRs wait on the con's txq */
 };
@@ -78,6 +80,10 @@ struct ibtrs_srv_op {
 	struct ibv_send_wr replay_wr, data_wr, rsp_wr;
 	struct ibv_send_wr *first_wr;
 	struct ibv_sge replay_sge, data_sge, rsp_sge;
+	/* write_mode pull: the RDMA READ of the write's data, signaled */
+	struct ibv_send_wr pull_wr;
+	struct ibv_sge pull_sge;
+	struct trs_cqe pull_cqe;
 	unsigned int nwrs;	/* the answer's WRs, a rekey bind included */
 	TAILQ_ENTRY(ibtrs_srv_op) tx_link;
 	uint8_t hdr[TRS_HDR_AREA];	/* private copy of the header area */
@@ -104,10 +110,11 @@ struct trs_srv_path {
 	struct trs_msg_keys *keys_msgs;
 	struct ibv_mr *keys_mr;
 	uint64_t rebinds;	/* window binds posted (join + per IO) */
-	/* IBTRS_SRV_TEST_REPLAY: the pattern's MR, the previous read's key */
+	/* IBTRS_SRV_TEST_REPLAY: the pattern's MR, the previous read's key
+	 * and the previous pulled write's */
 	struct ibv_mr *replay_mr;
-	uint64_t replay_raddr;
-	uint32_t replay_rkey, replay_len;
+	uint64_t replay_raddr, pull_replay_raddr;
+	uint32_t replay_rkey, replay_len, pull_replay_rkey, pull_replay_len;
 	struct trs_hb hb;	/* heartbeat and liveness (common/hb.c) */
 	uint64_t created_us;	/* first connection: the join deadline's start */
 	struct trs_cqe hb_cqe;
@@ -185,6 +192,7 @@ void trs_srv_hb_done(struct trs_cqe *cqe, struct ibv_wc *wc);
 void trs_srv_send_done(struct trs_cqe *cqe, struct ibv_wc *wc);
 void trs_srv_path_tick(struct trs_srv_path *path, uint64_t now);
 void trs_srv_op_orphan(struct ibtrs_srv_op *op);
+void trs_srv_op_finish(struct ibtrs_srv_op *op);
 void trs_srv_sess_maybe_free(struct ibtrs_srv_sess *sess);
 /* Test hook, never set by a real server: ibtrs_srv_resp() sends a successful
  * READ answer shorter than the request instead of refusing it, so that

@@ -38,30 +38,41 @@ void trs_srv_op_orphan(struct ibtrs_srv_op *op)
 	op->con = NULL;
 }
 
-static void trs_srv_op_start(struct ibtrs_srv_op *op, struct trs_srv_path *path,
-			     struct trs_srv_con *con)
+/*
+ * IBTRS_SRV_TEST_REPLAY's pattern, written over a finished read's buffer,
+ * and the sink a pulled write's replay reads into (one MR for both).
+ */
+#define TRS_REPLAY_LEN	4096
+static uint8_t trs_srv_replay_area[2][TRS_REPLAY_LEN];
+#define trs_srv_replay_pattern	(trs_srv_replay_area[0])
+#define trs_srv_replay_sink	(trs_srv_replay_area[1])
+
+static bool trs_srv_replay_mr(struct trs_srv_path *path)
+{
+	if (!path->replay_mr) {
+		memset(trs_srv_replay_pattern, 0x5A, TRS_REPLAY_LEN);
+		path->replay_mr = ibv_reg_mr(path->pd, trs_srv_replay_area,
+					     sizeof(trs_srv_replay_area),
+					     IBV_ACCESS_LOCAL_WRITE);
+		if (!path->replay_mr) {
+			trs_err("test fault replay: cannot register its pattern");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Hand @op's request, its data in the chunk, to the user. */
+static void trs_srv_op_serve(struct ibtrs_srv_op *op)
 {
 	struct ibtrs_srv_sess *sess = op->sess;
 	struct ibtrs_srv_ctx *ctx = sess->ctx;
 	char *slot = trs_srv_slot(sess, op->id);
-	const char *why = "";
-	__u32 hdr_len;
 	void *data;
 	size_t datalen;
 	int ret;
 
-	/* Copy first: the client can still write the chunk while we look. */
-	hdr_len = trs_io_req_copy(op->hdr, slot + ctx->params.chunk_size,
-				  ctx->params.hdr_area, ctx->params.max_usr_len);
-	if (trs_io_req_decode(op->hdr, hdr_len, ctx->params.chunk_size,
-			      ctx->params.max_usr_len, &op->req, &why)) {
-		trs_srv_path_fail(path, "invalid request in chunk %u: %s", op->id, why);
-		return;
-	}
 	op->state = TRS_OP_ACTIVE;
-	op->path = path;
-	op->con = con;
-	sess->active_ops++;
 	if (op->req.type == TRS_MSG_IO_WRITE) {
 		datalen = op->req.data_len;
 		data = slot + ctx->params.chunk_size - datalen;
@@ -77,6 +88,127 @@ static void trs_srv_op_start(struct ibtrs_srv_op *op, struct trs_srv_path *path,
 			       op->req.usr_len);
 	if (ret)
 		ibtrs_srv_resp(op, ret < 0 ? ret : -ret, 0);
+}
+
+/*
+ * IBTRS_SRV_TEST_REPLAY for pulled writes: chain in front of @op's pull an
+ * RDMA READ from the previous pulled write's buffer with its key (that IO
+ * has ended), then remember this one's. Returns the WRs to post first.
+ */
+static struct ibv_send_wr *trs_srv_pull_replay(struct ibtrs_srv_op *op)
+{
+	struct trs_srv_path *path = op->path;
+	struct ibv_send_wr *wr = &op->replay_wr;
+	uint64_t raddr = path->pull_replay_raddr;
+	uint32_t rkey = path->pull_replay_rkey, len = path->pull_replay_len;
+
+	path->pull_replay_raddr = op->req.raddr;
+	path->pull_replay_rkey = op->req.rkey;
+	path->pull_replay_len = op->req.rlen;
+	if (!len || !trs_srv_replay_mr(path))
+		return &op->pull_wr;
+	if (len > TRS_REPLAY_LEN)
+		len = TRS_REPLAY_LEN;
+	trs_info("test fault replay: %u bytes read at %#llx with the ended "
+		 "write's key %#x", len, (unsigned long long)raddr, rkey);
+	memset(wr, 0, sizeof(*wr));
+	op->replay_sge.addr = (uintptr_t)trs_srv_replay_sink;
+	op->replay_sge.length = len;
+	op->replay_sge.lkey = path->replay_mr->lkey;
+	/* unsignaled: the pull after it is signaled and retires it */
+	wr->wr_id = (uintptr_t)&op->con->c.ctrl_cqe;
+	wr->opcode = IBV_WR_RDMA_READ;
+	wr->sg_list = &op->replay_sge;
+	wr->num_sge = 1;
+	wr->wr.rdma.remote_addr = raddr;
+	wr->wr.rdma.rkey = rkey;
+	wr->next = &op->pull_wr;
+	return wr;
+}
+
+/* The RDMA READ of a pulled write's data completed. */
+static void trs_srv_pull_done(struct trs_cqe *cqe, struct ibv_wc *wc)
+{
+	struct ibtrs_srv_op *op = trs_container_of(cqe, struct ibtrs_srv_op,
+						   pull_cqe);
+	struct trs_srv_path *path = op->path;
+
+	if (path->fail_pending)
+		return;		/* the teardown ends the op */
+	if (wc->status != IBV_WC_SUCCESS) {
+		trs_srv_path_fail(path, "RDMA READ of chunk %u's write data "
+				  "failed: %s", op->id,
+				  ibv_wc_status_str(wc->status));
+		return;
+	}
+	trs_srv_op_serve(op);
+}
+
+/*
+ * write_mode pull: RDMA-READ the write's data from the client's buffer to
+ * where a pushed write's would be, right-aligned before the header area.
+ */
+static void trs_srv_pull(struct ibtrs_srv_op *op)
+{
+	struct trs_srv_path *path = op->path;
+	struct ibtrs_srv_ctx *ctx = op->sess->ctx;
+	struct ibv_send_wr *wr = &op->pull_wr, *first;
+	char *slot = trs_srv_slot(op->sess, op->id);
+	int err;
+
+	if (!op->con->pull_depth) {
+		trs_srv_path_fail(path, "pulled write in chunk %u on a connection "
+				  "without RDMA READ resources", op->id);
+		return;
+	}
+	memset(wr, 0, sizeof(*wr));
+	op->pull_cqe.done = trs_srv_pull_done;
+	op->pull_sge.addr = (uintptr_t)(slot + ctx->params.chunk_size -
+					op->req.data_len);
+	op->pull_sge.length = op->req.data_len;
+	op->pull_sge.lkey = path->pool_mr->lkey;
+	wr->wr_id = (uintptr_t)&op->pull_cqe;
+	wr->opcode = IBV_WR_RDMA_READ;
+	wr->send_flags = IBV_SEND_SIGNALED;
+	wr->sg_list = &op->pull_sge;
+	wr->num_sge = 1;
+	wr->wr.rdma.remote_addr = op->req.raddr;
+	wr->wr.rdma.rkey = op->req.rkey;
+	op->state = TRS_OP_PULLING;
+	ctx->st.pulls++;
+	first = wr;
+	if (ctx->opts.test_faults & IBTRS_SRV_TEST_REPLAY)
+		first = trs_srv_pull_replay(op);
+	err = trs_con_post_send(&op->con->c, first, first == wr ? 1 : 2);
+	if (err)
+		trs_srv_path_fail(path, "posting the RDMA READ of chunk %u: %s",
+				  op->id, strerror(-err));
+}
+
+static void trs_srv_op_start(struct ibtrs_srv_op *op, struct trs_srv_path *path,
+			     struct trs_srv_con *con)
+{
+	struct ibtrs_srv_sess *sess = op->sess;
+	struct ibtrs_srv_ctx *ctx = sess->ctx;
+	char *slot = trs_srv_slot(sess, op->id);
+	const char *why = "";
+	__u32 hdr_len;
+
+	/* Copy first: the client can still write the chunk while we look. */
+	hdr_len = trs_io_req_copy(op->hdr, slot + ctx->params.chunk_size,
+				  ctx->params.hdr_area, ctx->params.max_usr_len);
+	if (trs_io_req_decode(op->hdr, hdr_len, ctx->params.chunk_size,
+			      ctx->params.max_usr_len, &op->req, &why)) {
+		trs_srv_path_fail(path, "invalid request in chunk %u: %s", op->id, why);
+		return;
+	}
+	op->path = path;
+	op->con = con;
+	sess->active_ops++;
+	if (op->req.flags & TRS_IO_F_PULL)
+		trs_srv_pull(op);
+	else
+		trs_srv_op_serve(op);
 }
 
 static void trs_srv_io_req(struct trs_srv_path *path, struct trs_srv_con *con,
@@ -100,9 +232,6 @@ static void trs_srv_io_req(struct trs_srv_path *path, struct trs_srv_con *con,
 	trs_srv_op_start(op, path, con);
 }
 
-/* IBTRS_SRV_TEST_REPLAY's pattern, written over a finished read's buffer */
-static uint8_t trs_srv_replay_pattern[4096];
-
 /*
  * IBTRS_SRV_TEST_REPLAY: chain in front of @first an RDMA WRITE into the
  * previous read's buffer with its key (that IO has ended: its answer went
@@ -116,22 +245,15 @@ static struct ibv_send_wr *trs_srv_replay(struct ibtrs_srv_op *op,
 	uint64_t raddr = path->replay_raddr;
 	uint32_t rkey = path->replay_rkey, len = path->replay_len;
 
-	if (!path->replay_mr) {
-		memset(trs_srv_replay_pattern, 0x5A, sizeof(trs_srv_replay_pattern));
-		path->replay_mr = ibv_reg_mr(path->pd, trs_srv_replay_pattern,
-					     sizeof(trs_srv_replay_pattern), 0);
-		if (!path->replay_mr) {
-			trs_err("test fault replay: cannot register its pattern");
-			return first;
-		}
-	}
+	if (!trs_srv_replay_mr(path))
+		return first;
 	path->replay_raddr = op->req.raddr;
 	path->replay_rkey = op->req.rkey;
 	path->replay_len = op->req.rlen;
 	if (!len)
 		return first;	/* the path's first read: nothing to replay */
-	if (len > sizeof(trs_srv_replay_pattern))
-		len = sizeof(trs_srv_replay_pattern);
+	if (len > TRS_REPLAY_LEN)
+		len = TRS_REPLAY_LEN;
 	trs_info("test fault replay: %u bytes at %#llx with the ended read's key %#x",
 		 len, (unsigned long long)raddr, rkey);
 	memset(wr, 0, sizeof(*wr));
@@ -217,7 +339,7 @@ static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len
  * a retry that waited for it starts. May free the session (the last op of
  * a dead one): the caller must not touch @op or its session afterwards.
  */
-static void trs_srv_op_finish(struct ibtrs_srv_op *op)
+void trs_srv_op_finish(struct ibtrs_srv_op *op)
 {
 	struct ibtrs_srv_sess *sess = op->sess;
 	struct trs_srv_path *next_path = op->pending_path;
@@ -447,6 +569,8 @@ static void trs_srv_info_req(struct trs_srv_path *path, struct trs_srv_con *con,
 	if (sess->named && strcmp(name, sess->name))
 		trs_wrn("session %s: path from %s names itself '%s'", sess->name,
 			path->addr, name);
+	/* this server pulls writes (write_mode pull) */
+	info.flags |= TRS_INFO_F_PULL;
 	if (rekey) {
 		/* the pool has no key of its own: each chunk's comes in KEYS */
 		info.pool_rkey = 0;

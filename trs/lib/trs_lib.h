@@ -30,6 +30,9 @@
 #define TRS_RX_EXTRA		32	/* recvs beyond the IO budget: HB, INFO */
 #define TRS_ACK_TIMEOUT		14	/* 4.096us * 2^14 = 67 ms per retry */
 #define TRS_RETRY_COUNT		7	/* as nvme-rdma: ~0.5 s without an ACK */
+/* write_mode pull: RDMA READs a server may have outstanding per connection
+ * (the client's responder resources, the server's initiator depth) */
+#define TRS_PULL_READS		16
 #define TRS_MAX_REGIONS		32
 #define TRS_MAX_IOV		64
 
@@ -254,6 +257,7 @@ struct trs_cm_ev {
 	struct rdma_cm_id *id;
 	enum rdma_cm_event_type type;
 	int status;
+	uint8_t rd;		/* the peer's responder resources (CONNECT_REQUEST) */
 	uint8_t plen;		/* 0: no private data */
 	uint8_t pdata[TRS_CONN_PRIV_MAX + 8];
 };

@@ -2,9 +2,9 @@
 # 045-kclient-mr-modes: ibtrs-client's memory-registration and invalidation
 # modes (module parameters mr_mode and inval_mode, kmod/README.md).
 #  1. a bad value fails the load: insmod mr_mode=bogus, inval_mode=bogus,
-#     and mr_mode=mw and =bounce (the shared names of userspace's modes,
-#     trs/common/modes.c) exit non-zero, each with a kernel message that
-#     names the value and says why;
+#     and mr_mode=mw and =bounce, write_mode=pull and =bogus (the shared
+#     names of userspace's modes, trs/common/modes.c) exit non-zero, each
+#     with a kernel message that names the value and says why;
 #  2. for (frwr,remote) (frwr,local) (frwr,none) (global,remote)
 #     (global,none): ibtrs-client loaded with them (unloaded and loaded
 #     again between combinations), an UNSAFE warning for global and none,
@@ -59,6 +59,8 @@ mr_mode=bogus|mr_mode is frwr or global
 inval_mode=bogus|inval_mode is remote, local or none
 mr_mode=mw|Linux 6.1 offers memory windows to userspace only
 mr_mode=bounce|the kernel client has no bounce pool
+write_mode=pull|the kernel modules do not pull writes
+write_mode=bogus|write_mode is push or pull
 EOT
 
 kmod_load queue_depth=$QD
@@ -165,8 +167,8 @@ for combo in frwr,remote frwr,local frwr,none global,remote global,none; do
 	PD=${PD%/}
 	grep -q "mr_mode=$MRM inval_mode=$INVM " "$KCLT_CTL/devices/$KCLT_DEV/paths" ||
 		die "$MODE: paths line: $(cat "$KCLT_CTL/devices/$KCLT_DEV/paths")"
-	[ "$(cat "$PD/mr_mode") $(cat "$PD/inval_mode")" = "$MRM $INVM" ] ||
-		die "$MODE: path files: $(cat "$PD/mr_mode") $(cat "$PD/inval_mode")"
+	[ "$(cat "$PD/mr_mode") $(cat "$PD/inval_mode") $(cat "$PD/write_mode")" = "$MRM $INVM push" ] ||
+		die "$MODE: path files: $(cat "$PD/mr_mode") $(cat "$PD/inval_mode") $(cat "$PD/write_mode")"
 	ncons=$(find "/sys/block/$KCLT_DEV/mq" -mindepth 1 -maxdepth 1 -type d | wc -l)
 
 	# a. 4k randrw, verified

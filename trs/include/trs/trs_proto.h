@@ -226,7 +226,13 @@ TRS_ASSERT_OFFSET(struct trs_msg_info_rsp, pool_addr, 16);
  * fails the path, naming the mode.
  */
 #define TRS_INFO_F_REKEY	(1U << 0)
-#define TRS_INFO_F_ALL		(TRS_INFO_F_REKEY)
+/*
+ * TRS_INFO_F_PULL: the server can pull a write's data (write_mode pull,
+ * TRS_IO_F_PULL) on this path's connections. A client in write_mode pull
+ * fails a path whose server does not announce it, naming the mode.
+ */
+#define TRS_INFO_F_PULL		(1U << 1)
+#define TRS_INFO_F_ALL		(TRS_INFO_F_REKEY | TRS_INFO_F_PULL)
 
 #define TRS_KEYS_PER_MSG	28
 
@@ -263,22 +269,32 @@ struct trs_sg_desc {
 };
 TRS_ASSERT_SIZE(struct trs_sg_desc, 16);
 
-/* Flags of trs_msg_io_req.flags */
-#define TRS_IO_F_NEED_INV	(1U << 0)	/* reply with SEND_WITH_INV(desc.rkey) */
-#define TRS_IO_F_ALL		(TRS_IO_F_NEED_INV)
+/*
+ * Flags of trs_msg_io_req.flags. TRS_IO_F_NEED_INV: answer with
+ * SEND_WITH_INV(desc.rkey) carrying &struct trs_msg_io_rsp (a read, or a
+ * pulled write). TRS_IO_F_PULL (writes only; write_mode pull): the data is
+ * not in the chunk: the server RDMA-READs it from @desc (its len equals
+ * @data_len) into the chunk's data area, then serves the write.
+ */
+#define TRS_IO_F_NEED_INV	(1U << 0)
+#define TRS_IO_F_PULL		(1U << 1)
+#define TRS_IO_F_ALL		(TRS_IO_F_NEED_INV | TRS_IO_F_PULL)
 
 /**
  * struct trs_msg_io_req - request header; the client writes it (followed
  * by @usr_len bytes of user header) at the start of the chunk's header area,
  * i.e. at slot + chunk_size. Write data sits right-aligned just before it:
- * [slot + chunk_size - data_len, slot + chunk_size).
+ * [slot + chunk_size - data_len, slot + chunk_size), written there by the
+ * client (push) or read there by the server (pull, TRS_IO_F_PULL).
  * @type: TRS_MSG_IO_WRITE or TRS_MSG_IO_READ.
- * @flags: TRS_IO_F_*; only valid for reads.
+ * @flags: TRS_IO_F_*: reads NEED_INV; writes none, or PULL [| NEED_INV].
  * @usr_len: bytes of user header following this struct.
- * @sg_cnt: reads: 1 (one client buffer in @desc); writes: 0.
+ * @sg_cnt: reads and pulled writes: 1 (one client buffer in @desc), or 0
+ *	for a read without data; pushed writes: 0.
  * @data_len: writes: bytes of data before the header; reads: 0.
  * @reserved: zero.
- * @desc: reads: the client buffer the server RDMA-WRITEs into.
+ * @desc: reads: the client buffer the server RDMA-WRITEs into; pulled
+ *	writes: the client buffer the server RDMA-READs from.
  * @seq: client's request sequence number, echoed in logs only.
  * @reserved2: zero.
  */
@@ -300,8 +316,9 @@ TRS_ASSERT_OFFSET(struct trs_msg_io_req, desc, 16);
 #define TRS_RSP_F_INVALIDATED	(1U << 0)	/* sent as SEND_WITH_INV(desc.rkey) */
 
 /**
- * struct trs_msg_io_rsp - payload of a SEND_WITH_INV completing a read (a
- * SEND_WITH_INV cannot carry immediate data).
+ * struct trs_msg_io_rsp - payload of the answer of a read, or of a write
+ * whose client buffer the server invalidated (a SEND_WITH_INV cannot carry
+ * immediate data).
  * @type: TRS_MSG_IO_RSP.
  * @chunk_id: chunk of the request, < queue_depth.
  * @status: abs(errno) of the IO, 0 on success, <= TRS_IMM_MAX_ERRNO.

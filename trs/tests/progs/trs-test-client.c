@@ -271,6 +271,7 @@ static void usage(const char *p)
 		"  -b               bounce mode: no registered buffers, 2 iovecs\n"
 		"  -k               sectors never written may hold anything\n"
 		"  --mr MODE        mw|reg|bounce|global;  --inval MODE remote|local|none\n"
+		"  --write MODE     push|pull (how write data reaches the server)\n"
 		"  --ctrl-loss-tmo MS, --hb-interval MS, --hb-missed N\n"
 		"  --expect-msgs-per-io X   fail unless (msgs_sent+msgs_recv) == X*ios\n"
 		"  --wait-paths N   at the end wait up to 20 s for N connected paths\n"
@@ -293,6 +294,7 @@ int main(int argc, char **argv)
 		{ "switch-policy", no_argument, NULL, 8 },
 		{ "connect-timeout", required_argument, NULL, 9 },
 		{ "canary", no_argument, NULL, 10 },
+		{ "write", required_argument, NULL, 11 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ibtrs_clt_opts opts = { .sessname = "trs-test" };
@@ -343,6 +345,12 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 11:
+			if (ibtrs_write_mode_parse(optarg, &opts.write_mode)) {
+				fprintf(stderr, "%s\n", ibtrs_clt_last_error(NULL));
+				return 2;
+			}
+			break;
 		case 3: opts.ctrl_loss_tmo_ms = atoi(optarg); break;
 		case 4: opts.hb_interval_ms = (unsigned int)atoi(optarg); break;
 		case 5: opts.hb_missed_max = (unsigned int)atoi(optarg); break;
@@ -385,10 +393,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("connected: paths=%d/%d queue_depth=%u max_io=%zu depth=%d sizes=%u..%u "
-	       "policy=%s mr=%s inval=%s %s\n", ibtrs_clt_paths_connected(clt), npaths,
+	       "policy=%s mr=%s inval=%s write=%s %s\n", ibtrs_clt_paths_connected(clt), npaths,
 	       ibtrs_clt_queue_depth(clt), ibtrs_clt_max_io_size(clt), depth,
 	       min_size, max_size, ibtrs_mp_policy_name(opts.policy),
 	       ibtrs_mr_mode_name(opts.mr_mode), ibtrs_inval_mode_name(opts.inval_mode),
+	       ibtrs_write_mode_name(opts.write_mode),
 	       bounce ? "bounce" : "registered");
 	fflush(stdout);
 	shadow = calloc(disk_size / TT_SECTOR, sizeof(*shadow));

@@ -153,6 +153,7 @@ int main(int argc, char **argv)
 	int naddrs = 0, c, err = 0, verbose = 0;
 	unsigned long mib = 64, seconds = 0;
 	time_t end;
+	struct ibtrs_srv_stats st;
 
 	while ((c = getopt(argc, argv, "a:p:q:c:d:f:t:S:L:K:Rv")) != -1) {
 		switch (c) {
@@ -248,9 +249,10 @@ int main(int argc, char **argv)
 		answer_due(false);
 	}
 	answer_due(true);
+	ibtrs_srv_get_stats(ctx, &st);
 	ibtrs_srv_close(ctx);
 	printf("server done: sessions=%llu reads=%llu writes=%llu bad=%llu "
-	       "short_answers=%llu refused=%llu\n", nsess, nreads, nwrites, nbad,
-	       nshort, nrefused);
+	       "short_answers=%llu refused=%llu pulls=%llu\n", nsess, nreads,
+	       nwrites, nbad, nshort, nrefused, (unsigned long long)st.pulls);
 	return 0;
 }

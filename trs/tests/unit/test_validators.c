@@ -298,7 +298,11 @@ static int info_rsp_cases(void)
 	trs_info_rsp_encode(&m, &bad);
 	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), 0);
 	UCHECK_EQ(o.flags, TRS_INFO_F_REKEY);
-	bad = in; bad.flags = 2;
+	bad = in; bad.flags = TRS_INFO_F_PULL | TRS_INFO_F_REKEY;	/* pulls writes */
+	trs_info_rsp_encode(&m, &bad);
+	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), 0);
+	UCHECK_EQ(o.flags, TRS_INFO_F_PULL | TRS_INFO_F_REKEY);
+	bad = in; bad.flags = 4;
 	trs_info_rsp_encode(&m, &bad);
 	UCHECK_EQ(trs_info_rsp_decode(&m, sizeof(m), &p, &o, &why), -EPROTO);
 	trs_info_rsp_encode(&m, &in);
@@ -359,6 +363,16 @@ static struct trs_io_req_info good_write(void)
 	return r;
 }
 
+static struct trs_io_req_info good_pull(void)
+{
+	struct trs_io_req_info r = { .type = TRS_MSG_IO_WRITE, .usr_len = 32,
+				     .data_len = 8192, .sg_cnt = 1,
+				     .flags = TRS_IO_F_PULL | TRS_IO_F_NEED_INV,
+				     .raddr = 0x7f0000002000ULL, .rkey = 0x43,
+				     .rlen = 8192 };
+	return r;
+}
+
 static struct trs_io_req_info good_read(void)
 {
 	struct trs_io_req_info r = { .type = TRS_MSG_IO_READ, .usr_len = 32,
@@ -409,6 +423,16 @@ IOCASE(io_rej_write_sg, good_write, r.sg_cnt = 1, TRS_HDR_AREA, -EBADMSG)
 IOCASE(io_rej_write_flags, good_write, r.flags = TRS_IO_F_NEED_INV, TRS_HDR_AREA, -EBADMSG)
 IOCASE(io_rej_write_len, good_write, r.data_len = CHUNK + 1, TRS_HDR_AREA, -EMSGSIZE)
 IOCASE(io_rej_write_len_huge, good_write, r.data_len = 0xffffffff, TRS_HDR_AREA, -EMSGSIZE)
+IOCASE(io_pull_valid, good_pull, (void)0, TRS_HDR_AREA, 0)
+IOCASE(io_pull_local_inv, good_pull, r.flags = TRS_IO_F_PULL, TRS_HDR_AREA, 0)
+IOCASE(io_pull_full_chunk, good_pull, (r.data_len = CHUNK, r.rlen = CHUNK), TRS_HDR_AREA, 0)
+IOCASE(io_rej_pull_no_sg, good_pull, r.sg_cnt = 0, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_pull_sg2, good_pull, r.sg_cnt = 2, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_pull_len_differs, good_pull, r.rlen = 4096, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_pull_zero, good_pull, (r.data_len = 0, r.rlen = 0), TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_pull_len, good_pull, (r.data_len = CHUNK + 1, r.rlen = CHUNK + 1), TRS_HDR_AREA, -EMSGSIZE)
+IOCASE(io_rej_pull_wrap, good_pull, r.raddr = ~0ULL - 10, TRS_HDR_AREA, -EBADMSG)
+IOCASE(io_rej_read_pull, good_read, r.flags = TRS_IO_F_PULL, TRS_HDR_AREA, -EBADMSG)
 IOCASE(io_rej_read_data_len, good_read, r.data_len = 1, TRS_HDR_AREA, -EBADMSG)
 IOCASE(io_rej_read_sg2, good_read, r.sg_cnt = 2, TRS_HDR_AREA, -EBADMSG)
 IOCASE(io_rej_read_sg_huge, good_read, r.sg_cnt = 0xffff, TRS_HDR_AREA, -EBADMSG)
@@ -529,6 +553,16 @@ int main(void)
 	URUN(io_rej_write_flags);
 	URUN(io_rej_write_len);
 	URUN(io_rej_write_len_huge);
+	URUN(io_pull_valid);
+	URUN(io_pull_local_inv);
+	URUN(io_pull_full_chunk);
+	URUN(io_rej_pull_no_sg);
+	URUN(io_rej_pull_sg2);
+	URUN(io_rej_pull_len_differs);
+	URUN(io_rej_pull_zero);
+	URUN(io_rej_pull_len);
+	URUN(io_rej_pull_wrap);
+	URUN(io_rej_read_pull);
 	URUN(io_rej_read_data_len);
 	URUN(io_rej_read_sg2);
 	URUN(io_rej_read_sg_huge);
