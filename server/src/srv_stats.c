@@ -85,7 +85,7 @@ void srv_stats_dump(struct srvd *d, FILE *f)
 			"fixed_ios=%llu "
 			"requests=%llu answers=%llu signaled=%llu post_sends=%llu "
 			"send_wrs=%llu post_recvs=%llu recv_wrs=%llu cq_sweeps=%llu "
-			"cqes=%llu cq_arms=%llu cq_events=%llu\n",
+			"cqes=%llu cq_arms=%llu cq_events=%llu pulls=%llu\n",
 			(unsigned long long)d->fast.ring_submits,
 			(unsigned long long)d->fast.ring_cqes,
 			(unsigned long long)d->fast.io_allocs,
@@ -100,7 +100,8 @@ void srv_stats_dump(struct srvd *d, FILE *f)
 			(unsigned long long)ts.cq_sweeps,
 			(unsigned long long)ts.cqes,
 			(unsigned long long)ts.cq_arms,
-			(unsigned long long)ts.cq_events);
+			(unsigned long long)ts.cq_events,
+			(unsigned long long)ts.pulls);
 	}
 	for (s = d->sessions; s; s = s->next) {
 		srv_stats_line(line, sizeof(line), &s->st);
