@@ -533,7 +533,9 @@ bool trs_cm_event_next(struct rdma_event_channel *ch, struct trs_cm_ev *ev)
 	ev->id = e->id;
 	ev->type = e->event;
 	ev->status = e->status;
-	ev->rd = e->param.conn.responder_resources;
+	/* the CM reports a request's depths from our side: the peer's
+	 * responder resources are our initiator depth (as nvmet-rdma reads) */
+	ev->rd = e->param.conn.initiator_depth;
 	ev->plen = 0;
 	if (e->param.conn.private_data && e->param.conn.private_data_len) {
 		ev->plen = e->param.conn.private_data_len;

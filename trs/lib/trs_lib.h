@@ -257,7 +257,7 @@ struct trs_cm_ev {
 	struct rdma_cm_id *id;
 	enum rdma_cm_event_type type;
 	int status;
-	uint8_t rd;		/* the peer's responder resources (CONNECT_REQUEST) */
+	uint8_t rd;		/* CONNECT_REQUEST: RDMA READs the peer lets us post */
 	uint8_t plen;		/* 0: no private data */
 	uint8_t pdata[TRS_CONN_PRIV_MAX + 8];
 };
