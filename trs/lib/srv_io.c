@@ -422,7 +422,11 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 				  strerror(-err));
 out_finish:
 	/* Each finish may start a waiting retry (which may answer at once);
-	 * the session lives while ops of this list are active. */
+	 * the session lives while ops of this list are active. The chunks
+	 * are FREE before this thread looks at the next completion, so the
+	 * client's next request for one (sent once it has the answer) always
+	 * finds it free (the kernel server, with its concurrent contexts,
+	 * needs op->answering for that). */
 	while ((op = first)) {
 		first = TAILQ_NEXT(op, tx_link);
 		trs_srv_op_finish(op);
