@@ -45,15 +45,27 @@ def unsafe(r):
     return (r["mr"], r["inval"]) not in SAFE.get(r["impl"], set())
 
 
-def newest(results):
-    """(run id, rows) of the newest E02-mr-inval run with an icount boot;
-    rows carry impl/mr/inval from its systems.txt (report_e02.load)."""
+def newest(results, want=lambda rows: True):
+    """(run id, rows) of the newest E02-mr-inval run with an icount boot
+    whose rows satisfy @want; rows carry impl/mr/inval from its systems.txt
+    (report_e02.load)."""
     runs = sorted(glob.glob(os.path.join(results, "E02-mr-inval", "*", "icount",
                                          "aggregate.csv")))
-    if not runs:
-        return None, []
-    run = os.path.dirname(os.path.dirname(runs[-1]))
-    return os.path.basename(run), load(run)
+    for agg in reversed(runs):
+        run = os.path.dirname(os.path.dirname(agg))
+        rows = load(run)
+        if rows and want(rows):
+            return os.path.basename(run), rows
+    return None, []
+
+
+def full_study(rows):
+    """Every implementation of PAIRS is in the run (not a run of a subset)."""
+    return {p[0] for p in PAIRS} <= {r["impl"] for r in rows}
+
+
+def has_pull(rows):
+    return any(r["inval"].endswith("+pull") for r in rows)
 
 
 def impl_order(impl):
@@ -140,18 +152,67 @@ def fig_ratio(run, rows, out):
     save(fig, out, "e02_security_ratio")
 
 
+# write_mode: the fio engine's push (IBTRS) and pull (the server RDMA-READs
+# the data, as nvme-rdma does) in its secure and its unsafe mode
+WRITE_MODES = [(("mw", "remote"), "push, mw/remote"),
+               (("mw", "remote+pull"), "pull, mw/remote"),
+               (("global", "none"), "push, global/none (unsafe)"),
+               (("global", "none+pull"), "pull, global/none (unsafe)")]
+
+
+def fig_write_mode(run, rows, out):
+    rows = [r for r in rows if r["impl"] == "ibtrs-fio" and num(r.get("sw_instr_per_io_median"))]
+    wls = sorted({wl_name(r) + " " + r["bs"] for r in rows},
+                 key=lambda w: (w.split()[2] != "4k", wl_key(" ".join(w.split()[:2]))))
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(wls)), 4))
+    width = 0.8 / len(WRITE_MODES)
+    colours = ["#1f77b4", "#d62728", "#1f77b4", "#d62728"]
+    for i, (mode, label) in enumerate(WRITE_MODES):
+        xs, ys, lo, hi = [], [], [], []
+        for j, w in enumerate(wls):
+            r = next((r for r in rows if (r["mr"], r["inval"]) == mode
+                      and wl_name(r) + " " + r["bs"] == w), None)
+            if not r:
+                continue
+            m = num(r["sw_instr_per_io_median"]) / 1e3
+            xs.append(j + (i - (len(WRITE_MODES) - 1) / 2) * width)
+            ys.append(m)
+            lo.append(m - num(r["sw_instr_per_io_min"]) / 1e3)
+            hi.append(num(r["sw_instr_per_io_max"]) / 1e3 - m)
+        if xs:
+            ax.bar(xs, ys, width, color=colours[i], hatch="//" if i >= 2 else None,
+                   edgecolor="white", label=label, yerr=[lo, hi], capsize=2,
+                   error_kw={"elinewidth": 0.8})
+    ax.set_xticks(range(len(wls)))
+    ax.set_xticklabels(wls, fontsize=7)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("thousand software instructions per IO")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=6, loc="upper left")
+    nruns = max(int(r["runs"]) for r in rows)
+    fig.suptitle("E02: write data pushed by the client or pulled by the server "
+                 "(fio engine against the daemon)\nrun %s, icount boot, medians of %d "
+                 "runs, error bars min..max" % (run, nruns), fontsize=9, y=1.02)
+    save(fig, out, "e02_write_mode")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    run, rows = newest(a.results)
-    if not rows:
-        print("plots: no E02-mr-inval run: its figures skipped")
-        return
     os.makedirs(a.out, exist_ok=True)
-    fig_cost(run, rows, a.out)
-    fig_ratio(run, rows, a.out)
+    run, rows = newest(a.results, full_study)
+    if rows:
+        fig_cost(run, rows, a.out)
+        fig_ratio(run, rows, a.out)
+    else:
+        print("plots: no E02-mr-inval run of every system: its figures skipped")
+    run, rows = newest(a.results, has_pull)
+    if rows:
+        fig_write_mode(run, rows, a.out)
+    else:
+        print("plots: no E02-mr-inval run with write_mode pull: its figure skipped")
 
 
 if __name__ == "__main__":
