@@ -7,7 +7,7 @@ One window:
                --window N --out cell.profile.json [--cell NAME]
   (--maps-dir D reads D/maps.<N>)
 Many windows of one boot (kallsyms and ELF symbols are read once):
-  attribute.py --raw profile.raw --kallsyms K --batch LIST --out-dir DIR
+  attribute.py --raw profile.raw --kallsyms K --batch LIST --out-dir DIR [--top N]
   LIST: one "<window> <cell-name> <maps-file>" per line (a relative maps
   path is taken from LIST's folder); writes DIR/<cell-name>.profile.json.
 
@@ -307,7 +307,8 @@ class Classifier:
 
 # ---------------------------------------------------------------- attribution
 class Attributor:
-    def __init__(self, kallsyms, rules_path):
+    def __init__(self, kallsyms, rules_path, top=40):
+        self.top = top
         self.ksyms = Kallsyms(kallsyms)
         self.cls = Classifier(read_rules(rules_path))
         self.elves = Elves()
@@ -368,7 +369,7 @@ class Attributor:
             else:
                 funcs[k] = [n, comp]
         total = kern + user
-        top = sorted(funcs.items(), key=lambda kv: -kv[1][0])[:40]
+        top = sorted(funcs.items(), key=lambda kv: -kv[1][0])[:self.top]
         own = dict(comps)
         nic_own = comps.get("nic", 0)
         # Caller attribution: NIC-called instructions per function.
@@ -480,6 +481,8 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--batch")
     ap.add_argument("--out-dir")
+    ap.add_argument("--top", type=int, default=40,
+                    help="functions kept in top_functions (40)")
     a = ap.parse_args()
 
     jobs = []
@@ -505,7 +508,7 @@ def main():
 
     try:
         wins = read_windows(a.raw)
-        att = Attributor(a.kallsyms, a.rules)
+        att = Attributor(a.kallsyms, a.rules, a.top)
         missing = 0
         for n, cell, maps, out in jobs:
             if n not in wins:
