@@ -103,22 +103,35 @@ const char *trs_chunk_mode_name(int m)
 	return m >= 0 && m < TRS_CHUNK_MAX ? trs_chunk_names[m] : "unknown";
 }
 
-int trs_chunk_mode_parse(const char *s, int impl, const char **why)
+/*
+ * The index of @s in @names (@n of them), or -EINVAL with @unknown; the
+ * mode @kernel_no is refused to the kernel (-EOPNOTSUPP with @kernel_why).
+ */
+static int trs_mode_parse(const char *s, const char *const *names, int n,
+			  int impl, int kernel_no, const char *kernel_why,
+			  const char *unknown, const char **why)
 {
 	int m;
 
-	for (m = 0; s && m < TRS_CHUNK_MAX; m++) {
-		if (!trs_mode_eq(s, trs_chunk_names[m]))
+	for (m = 0; s && m < n; m++) {
+		if (!trs_mode_eq(s, names[m]))
 			continue;
-		if (m == TRS_CHUNK_REKEY && impl == TRS_IMPL_KERNEL) {
-			*why = "the kernel server does not re-key its chunks "
-			       "(not implemented; the library's server does)";
+		if (m == kernel_no && impl == TRS_IMPL_KERNEL) {
+			*why = kernel_why;
 			return -EOPNOTSUPP;
 		}
 		return m;
 	}
-	*why = "chunk_mode is static or rekey";
+	*why = unknown;
 	return -EINVAL;
+}
+
+int trs_chunk_mode_parse(const char *s, int impl, const char **why)
+{
+	return trs_mode_parse(s, trs_chunk_names, TRS_CHUNK_MAX, impl,
+			      TRS_CHUNK_REKEY, "the kernel server does not re-key "
+			      "its chunks (not implemented; the library's server "
+			      "does)", "chunk_mode is static or rekey", why);
 }
 
 const char *trs_write_mode_name(int m)
@@ -128,20 +141,10 @@ const char *trs_write_mode_name(int m)
 
 int trs_write_mode_parse(const char *s, int impl, const char **why)
 {
-	int m;
-
-	for (m = 0; s && m < TRS_WRITE_MAX; m++) {
-		if (!trs_mode_eq(s, trs_write_names[m]))
-			continue;
-		if (m == TRS_WRITE_PULL && impl == TRS_IMPL_KERNEL) {
-			*why = "the kernel modules do not pull writes (not "
-			       "implemented; the library's client and server do)";
-			return -EOPNOTSUPP;
-		}
-		return m;
-	}
-	*why = "write_mode is push or pull";
-	return -EINVAL;
+	return trs_mode_parse(s, trs_write_names, TRS_WRITE_MAX, impl,
+			      TRS_WRITE_PULL, "the kernel modules do not pull "
+			      "writes (not implemented; the library's client and "
+			      "server do)", "write_mode is push or pull", why);
 }
 
 int trs_modes_check(int impl, int mr, int inval, const char **why)

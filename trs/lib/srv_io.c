@@ -91,6 +91,40 @@ static void trs_srv_op_serve(struct ibtrs_srv_op *op)
 }
 
 /*
+ * IBTRS_SRV_TEST_REPLAY: build @op's replay WR, @opcode (RDMA WRITE of the
+ * pattern, or RDMA READ into the sink) at @raddr with the ended IO's
+ * @rkey, unsignaled (a signaled WR after it retires it), in front of @next.
+ */
+static struct ibv_send_wr *trs_srv_replay_wr(struct ibtrs_srv_op *op,
+					     enum ibv_wr_opcode opcode,
+					     uint64_t raddr, uint32_t rkey,
+					     uint32_t len, struct ibv_send_wr *next)
+{
+	struct ibv_send_wr *wr = &op->replay_wr;
+
+	if (len > TRS_REPLAY_LEN)
+		len = TRS_REPLAY_LEN;
+	trs_info("test fault replay: %u bytes %s %#llx with the ended %s's key %#x",
+		 len, opcode == IBV_WR_RDMA_READ ? "read at" : "at",
+		 (unsigned long long)raddr,
+		 opcode == IBV_WR_RDMA_READ ? "write" : "read", rkey);
+	memset(wr, 0, sizeof(*wr));
+	op->replay_sge.addr = (uintptr_t)(opcode == IBV_WR_RDMA_READ ?
+					  trs_srv_replay_sink :
+					  trs_srv_replay_pattern);
+	op->replay_sge.length = len;
+	op->replay_sge.lkey = op->path->replay_mr->lkey;
+	wr->wr_id = (uintptr_t)&op->con->c.ctrl_cqe;
+	wr->opcode = opcode;
+	wr->sg_list = &op->replay_sge;
+	wr->num_sge = 1;
+	wr->wr.rdma.remote_addr = raddr;
+	wr->wr.rdma.rkey = rkey;
+	wr->next = next;
+	return wr;
+}
+
+/*
  * IBTRS_SRV_TEST_REPLAY for pulled writes: chain in front of @op's pull an
  * RDMA READ from the previous pulled write's buffer with its key (that IO
  * has ended), then remember this one's. Returns the WRs to post first.
@@ -98,7 +132,6 @@ static void trs_srv_op_serve(struct ibtrs_srv_op *op)
 static struct ibv_send_wr *trs_srv_pull_replay(struct ibtrs_srv_op *op)
 {
 	struct trs_srv_path *path = op->path;
-	struct ibv_send_wr *wr = &op->replay_wr;
 	uint64_t raddr = path->pull_replay_raddr;
 	uint32_t rkey = path->pull_replay_rkey, len = path->pull_replay_len;
 
@@ -107,23 +140,9 @@ static struct ibv_send_wr *trs_srv_pull_replay(struct ibtrs_srv_op *op)
 	path->pull_replay_len = op->req.rlen;
 	if (!len || !trs_srv_replay_mr(path))
 		return &op->pull_wr;
-	if (len > TRS_REPLAY_LEN)
-		len = TRS_REPLAY_LEN;
-	trs_info("test fault replay: %u bytes read at %#llx with the ended "
-		 "write's key %#x", len, (unsigned long long)raddr, rkey);
-	memset(wr, 0, sizeof(*wr));
-	op->replay_sge.addr = (uintptr_t)trs_srv_replay_sink;
-	op->replay_sge.length = len;
-	op->replay_sge.lkey = path->replay_mr->lkey;
-	/* unsignaled: the pull after it is signaled and retires it */
-	wr->wr_id = (uintptr_t)&op->con->c.ctrl_cqe;
-	wr->opcode = IBV_WR_RDMA_READ;
-	wr->sg_list = &op->replay_sge;
-	wr->num_sge = 1;
-	wr->wr.rdma.remote_addr = raddr;
-	wr->wr.rdma.rkey = rkey;
-	wr->next = &op->pull_wr;
-	return wr;
+	/* the pull after it is signaled and retires it */
+	return trs_srv_replay_wr(op, IBV_WR_RDMA_READ, raddr, rkey, len,
+				 &op->pull_wr);
 }
 
 /* The RDMA READ of a pulled write's data completed. */
@@ -241,7 +260,6 @@ static struct ibv_send_wr *trs_srv_replay(struct ibtrs_srv_op *op,
 					  struct ibv_send_wr *first)
 {
 	struct trs_srv_path *path = op->path;
-	struct ibv_send_wr *wr = &op->replay_wr;
 	uint64_t raddr = path->replay_raddr;
 	uint32_t rkey = path->replay_rkey, len = path->replay_len;
 
@@ -252,23 +270,8 @@ static struct ibv_send_wr *trs_srv_replay(struct ibtrs_srv_op *op,
 	path->replay_len = op->req.rlen;
 	if (!len)
 		return first;	/* the path's first read: nothing to replay */
-	if (len > TRS_REPLAY_LEN)
-		len = TRS_REPLAY_LEN;
-	trs_info("test fault replay: %u bytes at %#llx with the ended read's key %#x",
-		 len, (unsigned long long)raddr, rkey);
-	memset(wr, 0, sizeof(*wr));
-	op->replay_sge.addr = (uintptr_t)trs_srv_replay_pattern;
-	op->replay_sge.length = len;
-	op->replay_sge.lkey = path->replay_mr->lkey;
-	wr->wr_id = (uintptr_t)&op->con->c.ctrl_cqe;
-	wr->opcode = IBV_WR_RDMA_WRITE;
-	wr->sg_list = &op->replay_sge;
-	wr->num_sge = 1;
-	wr->wr.rdma.remote_addr = raddr;
-	wr->wr.rdma.rkey = rkey;
-	wr->next = first;
 	op->nwrs++;
-	return wr;
+	return trs_srv_replay_wr(op, IBV_WR_RDMA_WRITE, raddr, rkey, len, first);
 }
 
 /*
