@@ -15,8 +15,9 @@
  * whole area (the copy loses nothing the decoder needs); an accepted
  * header keeps every rule of PROTOCOL.md 7 (type, flags, user header
  * within max_usr_len and the copy, write: no descriptor and data within
- * the chunk; read: no data, at most one descriptor within the chunk that
- * does not wrap); re-encoding reproduces its fields and decodes alike; the
+ * the chunk, or pulled: one descriptor of exactly its data, within the
+ * chunk, that does not wrap; read: no data, no pull flag, at most one
+ * descriptor within the chunk that does not wrap); re-encoding reproduces its fields and decodes alike; the
  * answer check only lets a status within TRS_IMM_MAX_ERRNO and a length
  * the request allows through.
  */
@@ -31,10 +32,18 @@ static void check_req(const struct trs_io_req_info *o, __u32 n, __u32 chunk,
 	FZ_CHECK(o->type == TRS_MSG_IO_WRITE || o->type == TRS_MSG_IO_READ);
 	FZ_CHECK(!(o->flags & ~TRS_IO_F_ALL));
 	FZ_CHECK(o->usr_len <= max_usr && HDR + o->usr_len <= n);
+	if (o->type == TRS_MSG_IO_WRITE && (o->flags & TRS_IO_F_PULL)) {
+		/* pulled: one buffer of exactly the data, within the chunk */
+		FZ_CHECK(o->sg_cnt == 1 && o->data_len && o->rlen == o->data_len);
+		FZ_CHECK(o->data_len <= chunk);
+		FZ_CHECK(o->raddr + o->rlen >= o->raddr);
+		return;
+	}
 	if (o->type == TRS_MSG_IO_WRITE) {
 		FZ_CHECK(!o->sg_cnt && !o->flags && o->data_len <= chunk);
 		return;
 	}
+	FZ_CHECK(!(o->flags & TRS_IO_F_PULL));
 	FZ_CHECK(!o->data_len && o->sg_cnt <= TRS_MAX_SG);
 	if (!o->sg_cnt) {
 		FZ_CHECK(!o->flags && !o->rlen && !o->rkey && !o->raddr);
