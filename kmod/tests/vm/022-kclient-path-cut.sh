@@ -9,7 +9,10 @@
 # TIMEOUT=240
 . "$TB_TOP/kmod/tests/vm/klib.sh"
 kclt_cut_setup kcut
-kclt_cut_fio cut
+# 96 MiB: 16 s of writes, so fio still runs when the cut is 6 s old (with
+# 48 MiB it once ended first: writes 8 s, the verify reads 2.4 s, the cut
+# 4.5 s after fio's start)
+kclt_cut_fio cut 96m
 log "cutting path 1"
 tb_path_cut 1
 sleep 6

@@ -460,14 +460,15 @@ kclt_cut_setup() {
 	FIO_TIMEOUT=150
 }
 
-# kclt_cut_fio NAME: 48 MiB of verified 4k random writes at 6 MiB/s (~8 s
-# of writes, then the verify reads) in the background, 2 s later both
+# kclt_cut_fio NAME [SIZE]: SIZE (48m) of verified 4k random writes at
+# 6 MiB/s (~8 s of writes for 48m, then the verify reads) in the
+# background, 2 s later both
 # paths must be carrying IO; it returns once a path has IO in flight (on
 # the debug kernel fio's start is slow: 023's cut once found 3 requests
 # sent and none in flight, so nothing failed over).
 kclt_cut_fio() {
 	local i
-	kfio_bg "$1" --rw=randwrite --bs=4k --iodepth=16 --size=48m --rate=6m \
+	kfio_bg "$1" --rw=randwrite --bs=4k --iodepth=16 --size="${2:-48m}" --rate=6m \
 		--verify=crc32c --do_verify=1 --verify_fatal=1
 	sleep 2
 	cat "$P"
