@@ -38,6 +38,25 @@ void trs_srv_op_orphan(struct ibtrs_srv_op *op)
 	op->con = NULL;
 }
 
+/* @wr: one unlinked RDMA WRITE/READ of @sge's @len bytes at @lkey's @addr
+ * to/from @raddr under @rkey, completing to @wr_id. */
+static void trs_srv_rdma_wr(struct ibv_send_wr *wr, struct ibv_sge *sge,
+			    enum ibv_wr_opcode opcode, void *addr, uint32_t len,
+			    uint32_t lkey, uint64_t raddr, uint32_t rkey,
+			    uint64_t wr_id)
+{
+	memset(wr, 0, sizeof(*wr));
+	sge->addr = (uintptr_t)addr;
+	sge->length = len;
+	sge->lkey = lkey;
+	wr->wr_id = wr_id;
+	wr->opcode = opcode;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->wr.rdma.remote_addr = raddr;
+	wr->wr.rdma.rkey = rkey;
+}
+
 /*
  * IBTRS_SRV_TEST_REPLAY's pattern, written over a finished read's buffer,
  * and the sink a pulled write's replay reads into (one MR for both).
@@ -108,18 +127,10 @@ static struct ibv_send_wr *trs_srv_replay_wr(struct ibtrs_srv_op *op,
 		 len, opcode == IBV_WR_RDMA_READ ? "read at" : "at",
 		 (unsigned long long)raddr,
 		 opcode == IBV_WR_RDMA_READ ? "write" : "read", rkey);
-	memset(wr, 0, sizeof(*wr));
-	op->replay_sge.addr = (uintptr_t)(opcode == IBV_WR_RDMA_READ ?
-					  trs_srv_replay_sink :
-					  trs_srv_replay_pattern);
-	op->replay_sge.length = len;
-	op->replay_sge.lkey = op->path->replay_mr->lkey;
-	wr->wr_id = (uintptr_t)&op->con->c.ctrl_cqe;
-	wr->opcode = opcode;
-	wr->sg_list = &op->replay_sge;
-	wr->num_sge = 1;
-	wr->wr.rdma.remote_addr = raddr;
-	wr->wr.rdma.rkey = rkey;
+	trs_srv_rdma_wr(wr, &op->replay_sge, opcode,
+			opcode == IBV_WR_RDMA_READ ? trs_srv_replay_sink :
+			trs_srv_replay_pattern, len, op->path->replay_mr->lkey,
+			raddr, rkey, (uintptr_t)&op->con->c.ctrl_cqe);
 	wr->next = next;
 	return wr;
 }
@@ -180,19 +191,12 @@ static void trs_srv_pull(struct ibtrs_srv_op *op)
 				  "without RDMA READ resources", op->id);
 		return;
 	}
-	memset(wr, 0, sizeof(*wr));
 	op->pull_cqe.done = trs_srv_pull_done;
-	op->pull_sge.addr = (uintptr_t)(slot + ctx->params.chunk_size -
-					op->req.data_len);
-	op->pull_sge.length = op->req.data_len;
-	op->pull_sge.lkey = path->pool_mr->lkey;
-	wr->wr_id = (uintptr_t)&op->pull_cqe;
-	wr->opcode = IBV_WR_RDMA_READ;
+	trs_srv_rdma_wr(wr, &op->pull_sge, IBV_WR_RDMA_READ,
+			slot + ctx->params.chunk_size - op->req.data_len,
+			op->req.data_len, path->pool_mr->lkey, op->req.raddr,
+			op->req.rkey, (uintptr_t)&op->pull_cqe);
 	wr->send_flags = IBV_SEND_SIGNALED;
-	wr->sg_list = &op->pull_sge;
-	wr->num_sge = 1;
-	wr->wr.rdma.remote_addr = op->req.raddr;
-	wr->wr.rdma.rkey = op->req.rkey;
 	op->state = TRS_OP_PULLING;
 	ctx->st.pulls++;
 	first = wr;
@@ -293,15 +297,10 @@ static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len
 	op->nwrs = path->chunk_mw ? 2 : 1;
 	op->first_wr = rsp_wr;
 	if (op->req.type == TRS_MSG_IO_READ && !status && len) {
-		op->data_sge.addr = (uintptr_t)trs_srv_slot(sess, op->id);
-		op->data_sge.length = (uint32_t)len;
-		op->data_sge.lkey = path->pool_mr->lkey;
-		data_wr->wr_id = (uintptr_t)&con->c.ctrl_cqe;
-		data_wr->opcode = IBV_WR_RDMA_WRITE;
-		data_wr->sg_list = &op->data_sge;
-		data_wr->num_sge = 1;
-		data_wr->wr.rdma.remote_addr = op->req.raddr;
-		data_wr->wr.rdma.rkey = op->req.rkey;
+		trs_srv_rdma_wr(data_wr, &op->data_sge, IBV_WR_RDMA_WRITE,
+				trs_srv_slot(sess, op->id), (uint32_t)len,
+				path->pool_mr->lkey, op->req.raddr, op->req.rkey,
+				(uintptr_t)&con->c.ctrl_cqe);
 		data_wr->next = rsp_wr;
 		op->nwrs++;
 		op->first_wr = data_wr;
