@@ -234,6 +234,11 @@ static int ibtrs_clt_route_resolved(struct ibtrs_clt_con *con)
 	param.private_data_len = sizeof(req);
 	param.retry_count = 7;	/* as nvme-rdma: ~0.5 s without an ACK */
 	param.rnr_retry_count = 7;
+	/* the server RDMA-READs pulled writes only (write_mode pull) */
+	if (path->write_mode == TRS_WRITE_PULL)
+		param.responder_resources =
+			min_t(u32, TRS_PULL_READS,
+			      con->cm_id->device->attrs.max_qp_rd_atom);
 	return rdma_connect_locked(con->cm_id, &param);
 }
 

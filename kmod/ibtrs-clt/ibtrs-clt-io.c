@@ -220,10 +220,15 @@ static void ibtrs_clt_info_rsp(struct ibtrs_clt_path *path, const void *buf,
 		return;
 	}
 	err = trs_info_rsp_decode(buf, len, &path->params, &path->info, &why);
-	if (err)
+	if (err) {
 		ibtrs_clt_err(path, "bad INFO_RSP: %s\n", why);
-	else if (path->info.flags & TRS_INFO_F_REKEY)
+	} else if (path->info.flags & TRS_INFO_F_REKEY) {
 		err = ibtrs_clt_rekey_refused(path);
+	} else if (path->write_mode == TRS_WRITE_PULL &&
+		   !(path->info.flags & TRS_INFO_F_PULL)) {
+		ibtrs_clt_err(path, "write_mode pull: the server does not pull writes: not joining\n");
+		err = -EOPNOTSUPP;
+	}
 	path->info_err = err;
 	complete(&path->info_done);
 }
@@ -312,7 +317,6 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 		this_cpu_inc(path->stats->inv_rsps);
 
 	if (io->dir == IBTRS_CLT_READ) {
-		mr = io->mr;
 		if (!is_msg) {
 			proto = "READ answered by an immediate";
 			status = -EIO;
@@ -320,14 +324,18 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 			proto = "successful READ answer shorter or longer than the request";
 			status = -EIO;
 		}
+	}
+	if (io->ri.sg_cnt) {
+		/* a read's buffer or a pulled write's was exposed */
+		mr = io->mr;
 		/*
 		 * Only a request that asked NEED_INV (inval_mode remote, a
 		 * registered buffer) may be answered with an invalidation: a
-		 * read with the global rkey never (the server would kill the
-		 * PD's global key), local and none do not ask.
+		 * buffer sent with the global rkey never (the server would
+		 * kill the PD's global key), local and none do not ask.
 		 */
 		if (m->inv && !(io->ri.flags & TRS_IO_F_NEED_INV)) {
-			proto = "READ answer invalidated an rkey the request did not ask to";
+			proto = "answer invalidated an rkey the request did not ask to";
 			status = -EIO;
 		} else if (m->inv && m->inv_rkey != mr->rkey) {
 			proto = "invalidated rkey is not the request's";
@@ -345,7 +353,7 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 		    (path->inval_mode != IBTRS_CLT_INV_NONE || proto))
 			local_inv = true;
 	} else if (m->inv) {
-		proto = "WRITE answer invalidated an rkey";
+		proto = "answer invalidated an rkey, the request exposed none";
 		status = -EIO;
 	}
 	io->status = status;
@@ -664,6 +672,14 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	u64 slot = path->info.pool_addr + (u64)io->id * sess->slot_size;
 	u64 hdr_dma = path->hdr_dma + (u64)io->id * sess->hdr_stride;
 	bool reg = false, inv_first = false;
+	/*
+	 * A read's buffer, and under write_mode pull a write's, is exposed
+	 * to the server by its own key (the global rkey under mr_mode
+	 * global); a pushed write's data goes with the request.
+	 */
+	bool pull = io->dir == IBTRS_CLT_WRITE &&
+		    path->write_mode == TRS_WRITE_PULL;
+	u32 push_len = 0;
 	int nsge = 0, i, n, ret;
 
 	io->path = path;
@@ -688,25 +704,28 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	ri->raddr = 0;
 	ri->rkey = 0;
 	ri->rlen = 0;
-	if (io->dir == IBTRS_CLT_READ && io->nents &&
+	if (pull)
+		ri->data_len = io->datalen;
+	if ((io->dir == IBTRS_CLT_READ || pull) && io->nents &&
 	    path->mr_mode == IBTRS_CLT_MR_GLOBAL && io->nents == 1) {
 		/*
-		 * mr_mode global (UNSAFE): a read of ONE DMA segment goes out
-		 * with its DMA address and the PD's global rkey, nothing is
-		 * registered, so nothing is invalidated, and never NEED_INV
-		 * (the server would invalidate the PD's key). A read of
-		 * several segments is registered below, as nvme-rdma does
-		 * with register_always=N.
+		 * mr_mode global (UNSAFE): a read (or pulled write) of ONE DMA
+		 * segment goes out with its DMA address and the PD's global
+		 * rkey, nothing is registered, so nothing is invalidated, and
+		 * never NEED_INV (the server would invalidate the PD's key).
+		 * One of several segments is registered below, as nvme-rdma
+		 * does with register_always=N.
 		 */
 		if (sg_dma_len(io->sg) != io->datalen) {
 			ret = -EINVAL;
 			goto out_unmap;
 		}
+		ri->flags = pull ? TRS_IO_F_PULL : 0;
 		ri->sg_cnt = 1;
 		ri->raddr = sg_dma_address(io->sg);
 		ri->rkey = path->pd->unsafe_global_rkey;
 		ri->rlen = io->datalen;
-	} else if (io->dir == IBTRS_CLT_READ && io->nents) {
+	} else if ((io->dir == IBTRS_CLT_READ || pull) && io->nents) {
 		struct ib_reg_wr *reg_wr = &io->reg_wr;
 		struct ib_send_wr *inv_wr = &io->inv_wr;
 
@@ -743,8 +762,12 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 		reg_wr->wr.send_flags = 0;
 		reg_wr->mr = io->mr;
 		reg_wr->key = io->mr->rkey;
-		/* exactly the IO buffer, writable by the server */
-		reg_wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+		/*
+		 * Exactly the IO buffer: a read's writable by the server, a
+		 * pulled write's readable only.
+		 */
+		reg_wr->access = pull ? IB_ACCESS_REMOTE_READ :
+			IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 		/*
 		 * Valid from its REG_MR until the answer's invalidation or a
 		 * LOCAL_INV. If nothing goes out below, the path is failing:
@@ -754,14 +777,17 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 		reg = true;
 		if (path->inval_mode == IBTRS_CLT_INV_REMOTE)
 			ri->flags = TRS_IO_F_NEED_INV;
+		if (pull)
+			ri->flags |= TRS_IO_F_PULL;
 		ri->sg_cnt = 1;
 		ri->raddr = io->mr->iova;
 		ri->rkey = io->mr->rkey;
 		ri->rlen = io->datalen;
-	} else if (io->dir == IBTRS_CLT_WRITE) {
+	} else if (io->dir == IBTRS_CLT_WRITE && !pull) {
 		struct scatterlist *sg;
 
 		ri->data_len = io->datalen;
+		push_len = io->datalen;
 		for_each_sg(io->sg, sg, io->nents, i) {
 			io->sge[nsge].addr = sg_dma_address(sg);
 			io->sge[nsge].length = sg_dma_len(sg);
@@ -785,8 +811,8 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	wr->wr.ex.imm_data = cpu_to_be32(trs_to_imm(TRS_IMM_IO_REQ, io->id, 0));
 	wr->wr.sg_list = io->sge;
 	wr->wr.num_sge = nsge;
-	/* write data right-aligned before the header: one WRITE for both */
-	wr->remote_addr = slot + sess->chunk_size - ri->data_len;
+	/* pushed data right-aligned before the header: one WRITE for both */
+	wr->remote_addr = slot + sess->chunk_size - push_len;
 	wr->rkey = path->info.pool_rkey;
 	if (nsge > path->max_sge) {
 		struct ib_rdma_wr *data_wr = &io->data_wr;

@@ -56,6 +56,7 @@ extern uint ibtrs_clt_cons_per_path;
 extern int ibtrs_clt_mp_policy;
 extern int ibtrs_clt_mr_mode;
 extern int ibtrs_clt_inval_mode;
+extern int ibtrs_clt_write_mode;
 
 /**
  * enum ibtrs_clt_mr_mode - how a read buffer is exposed to the server
@@ -282,8 +283,9 @@ struct ibtrs_clt_con {
  * @path: the path the request went on.
  * @con: its connection there (the answer must come on it).
  * @hint: the caller's connection hint.
- * @mr: the read buffer's registration (@con's @mrs[@id]), NULL for writes
- *	and for a read sent with the global rkey.
+ * @mr: the buffer's registration (@con's @mrs[@id]) of a read or a
+ *	pulled write; NULL for pushed writes and for a buffer sent with the
+ *	global rkey.
  * @hdr: request header + user header (the session's header buffer,
  *	mapped once per path: the DMA source of the header SGE).
  * @hdr_len: bytes of @hdr sent.
@@ -371,6 +373,9 @@ struct ibtrs_clt_io {
  * @mr_mode: &enum ibtrs_clt_mr_mode (the module parameter when the path
  *	was made).
  * @inval_mode: &enum ibtrs_clt_inval_mode (likewise).
+ * @write_mode: TRS_WRITE_PUSH or TRS_WRITE_PULL (likewise): under pull a
+ *	write's buffer is registered and exposed for reading like a read's
+ *	for writing, and the server reads the data.
  * @txb: the INFO_REQ buffer (sent on cid 0).
  * @hdr_dma: the session's request headers mapped for @dev (0: not).
  * @info_done: INFO_RSP arrived (@info_err).
@@ -413,6 +418,7 @@ struct ibtrs_clt_path {
 	struct ib_pd *pd;
 	int mr_mode;
 	int inval_mode;
+	int write_mode;
 	struct ibtrs_dma_buf txb;
 	u64 hdr_dma;
 	struct completion info_done;

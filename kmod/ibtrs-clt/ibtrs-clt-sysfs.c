@@ -431,11 +431,11 @@ static ssize_t path_inval_mode_show(struct kobject *kobj,
 			  trs_inval_mode_name(to_clt_path(kobj)->inval_mode));
 }
 
-/* write_mode: this client pushes every write (pull is refused at load) */
 static ssize_t path_write_mode_show(struct kobject *kobj,
 				    struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", trs_write_mode_name(TRS_WRITE_PUSH));
+	return sysfs_emit(buf, "%s\n",
+			  trs_write_mode_name(to_clt_path(kobj)->write_mode));
 }
 
 static ssize_t path_hb_rtt_us_show(struct kobject *kobj,

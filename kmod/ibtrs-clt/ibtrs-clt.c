@@ -200,15 +200,16 @@ static const struct kernel_param_ops ibtrs_clt_write_mode_ops = {
 };
 
 /*
- * How write data reaches the server: push (the only mode here: the client
- * RDMA-WRITEs it into the chunk with the request). "pull" (the server
- * RDMA-READs it, as the library's client and server can) is refused by
- * name: not implemented in the kernel modules.
+ * How write data reaches the server: push (default: the client
+ * RDMA-WRITEs it into the chunk with the request) or pull (the server
+ * RDMA-READs it from the write's buffer, registered per IO like a read's
+ * and invalidated as inval_mode says; trs/PROTOCOL.md 4). Taken by each
+ * path when it is made.
  */
-static int ibtrs_clt_write_mode = TRS_WRITE_PUSH;
+int ibtrs_clt_write_mode = TRS_WRITE_PUSH;
 module_param_cb(write_mode, &ibtrs_clt_write_mode_ops, &ibtrs_clt_write_mode,
 		0444);
-MODULE_PARM_DESC(write_mode, "write data movement: push (default and only: the client writes into the server's chunk); pull is refused by name (not implemented in the kernel)");
+MODULE_PARM_DESC(write_mode, "write data movement: push (default: the client writes the data into the server's chunk) or pull (the server RDMA-READs it from the write's buffer, registered per IO and invalidated as inval_mode says)");
 
 struct workqueue_struct *ibtrs_clt_wq;
 
@@ -353,6 +354,7 @@ struct ibtrs_clt_path *ibtrs_clt_path_alloc(struct ibtrs_clt_sess *sess,
 	path->idx = idx;
 	path->mr_mode = ibtrs_clt_mr_mode;
 	path->inval_mode = ibtrs_clt_inval_mode;
+	path->write_mode = ibtrs_clt_write_mode;
 	path->addr = *addr;
 	if (path->addr.dst.ss_family == AF_INET)
 		((struct sockaddr_in *)&path->addr.dst)->sin_port =
@@ -670,7 +672,7 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 		if (!p)
 			continue;
 		n += scnprintf(buf + n, size - n,
-			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%lld msgs=%lld sig_reqs=%lld poll_cqes=%lld mr_mode=%s inval_mode=%s reg_mrs=%lld inv_rsps=%lld cons=%d\n",
+			       "path %pISp state=%s reqs=%lld rsps=%lld reg_wrs=%lld local_invs=%lld hb_sent=%lld hb_rtt_us=%llu proto_errors=%lld failovers=%lld reconnects=%lld inflight=%lld msgs=%lld sig_reqs=%lld poll_cqes=%lld mr_mode=%s inval_mode=%s write_mode=%s reg_mrs=%lld inv_rsps=%lld cons=%d\n",
 			       &p->addr.dst,
 			       ibtrs_clt_state_names[READ_ONCE(p->state)],
 			       ibtrs_clt_path_sum(p, reqs),
@@ -687,6 +689,7 @@ int ibtrs_clt_paths_show(const struct ibtrs_clt_sess *sess, char *buf,
 			       ibtrs_clt_path_sum(p, poll_cqes),
 			       trs_mr_mode_name(p->mr_mode),
 			       trs_inval_mode_name(p->inval_mode),
+			       trs_write_mode_name(p->write_mode),
 			       ibtrs_clt_path_sum(p, reg_mrs),
 			       ibtrs_clt_path_sum(p, inv_rsps), p->ncons);
 	}

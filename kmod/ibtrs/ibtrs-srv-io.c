@@ -199,26 +199,151 @@ EXPORT_SYMBOL_GPL(ibtrs_srv_resp);
 /* ---------------------------------------------------------------- */
 /* Requests                                                          */
 
-/* @op (ACTIVE or PENDING, not handed to the user) is given up. */
-static void ibtrs_srv_op_drop(struct ibtrs_srv_op *op, bool may_sleep)
+/*
+ * @op (ACTIVE or PENDING, not handed to the user) ends without an answer:
+ * its request was malformed, or its path failed before the request reached
+ * the user. A retry of it waiting on another path (PENDING) starts now,
+ * else the chunk is FREE.
+ */
+static void ibtrs_srv_op_abandon(struct ibtrs_srv_op *op, bool may_sleep)
 {
 	struct ibtrs_srv_sess *sess = op->sess;
 	unsigned long flags;
 
 	spin_lock_irqsave(&sess->lock, flags);
-	op->pending_path = NULL;
-	op->pending_con = NULL;
 	WRITE_ONCE(op->path, NULL);
 	op->con = NULL;
+	if (op->pending_path) {
+		atomic_set(&op->state, IBTRS_OP_QUEUED);
+		queue_work(ibtrs_srv_io_wq, &op->start_work);
+		spin_unlock_irqrestore(&sess->lock, flags);
+		return;
+	}
 	atomic_set(&op->state, IBTRS_OP_FREE);
 	spin_unlock_irqrestore(&sess->lock, flags);
 	smp_mb();	/* FREE before the dead check */
 	ibtrs_srv_op_freed(sess, may_sleep);
 }
 
+/* Hand the validated request of @op (ACTIVE on @path) to the user. */
+static void ibtrs_srv_op_serve(struct ibtrs_srv_op *op,
+			       struct ibtrs_srv_path *path, u8 *hdr)
+{
+	struct ibtrs_srv_sess *sess = op->sess;
+	struct ibtrs_srv_ctx *ctx = sess->ctx;
+	u32 chunk = ctx->params.chunk_size;
+	void *slot = ibtrs_srv_slot(sess, op->id);
+	enum ibtrs_dir dir;
+	size_t datalen;
+	void *data;
+	int ret;
+
+	if (op->req.type == TRS_MSG_IO_WRITE) {
+		dir = IBTRS_WRITE;
+		datalen = op->req.data_len;
+		data = slot + chunk - datalen;
+		if (path->need_sync)
+			ibtrs_srv_sync_chunk(path, op->id, chunk - datalen,
+					     datalen, true);
+	} else {
+		dir = IBTRS_READ;
+		datalen = op->req.sg_cnt ? op->req.rlen : 0;
+		data = slot;
+	}
+	ret = ctx->ops.rdma_ev(sess, READ_ONCE(sess->priv), op, dir, data,
+			       datalen, hdr + sizeof(struct trs_msg_io_req),
+			       op->req.usr_len);
+	if (ret)
+		ibtrs_srv_resp(op, ret < 0 ? ret : -ret, 0);
+}
+
+/*
+ * The RDMA READ of a pulled write's data completed (on the connection the
+ * request came on, whose CQ work this is): the write goes to the user.
+ */
+static void ibtrs_srv_pull_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ibtrs_srv_op *op = container_of(wc->wr_cqe, struct ibtrs_srv_op,
+					       pull_cqe);
+	struct ibtrs_srv_con *con = cq->cq_context;
+	struct ibtrs_srv_path *path = con->path;
+	u32 chunk = op->sess->ctx->params.chunk_size;
+	u32 len = sizeof(struct trs_msg_io_req) + op->req.usr_len;
+	void *hdr_area = ibtrs_srv_slot(op->sess, op->id) + chunk;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		ibtrs_srv_wr_error(path, wc, "RDMA READ of a pulled write");
+		ibtrs_srv_op_abandon(op, true);
+		return;
+	}
+	/* nothing more is served on a failed path; a retry may come */
+	if (unlikely(test_bit(IBTRS_PATH_FAILED, &path->flags))) {
+		ibtrs_srv_op_abandon(op, true);
+		return;
+	}
+	/*
+	 * The user header again, into this CQ's private copy (the one the
+	 * request was validated in served the connection's next requests
+	 * meanwhile); its length is the validated one.
+	 */
+	if (path->need_sync)
+		ibtrs_srv_sync_chunk(path, op->id, chunk, len, true);
+	invalidate_kernel_vmap_range(hdr_area, len);
+	memcpy(con->hdr, hdr_area, len);
+	ibtrs_srv_op_serve(op, path, con->hdr);
+}
+
+/*
+ * write_mode pull: RDMA-READ the write's data from the client's buffer
+ * (its descriptor, validated: exactly data_len bytes) to where a pushed
+ * write's would be, right-aligned before the header area. Signaled; the
+ * write goes on from ibtrs_srv_pull_done(). Posted in an RCU read section
+ * that saw @path open, as answers are (the close work drains after it).
+ */
+static void ibtrs_srv_pull(struct ibtrs_srv_op *op, struct ibtrs_srv_path *path)
+{
+	struct ibtrs_srv_con *con = op->con;
+	struct ibtrs_srv_ctx *ctx = op->sess->ctx;
+	struct ib_rdma_wr *wr = &op->data_wr;
+	u32 len = op->req.data_len;
+	int err = -ENOTCONN;
+
+	if (!con->pull_depth) {
+		ibtrs_srv_op_abandon(op, true);
+		ibtrs_srv_path_fail(path, "pulled write in chunk %u: %s", op->id,
+				    "the connection offered no RDMA READs");
+		return;
+	}
+	op->pull_cqe.done = ibtrs_srv_pull_done;
+	op->data_sge.addr = path->mr->iova + (u64)op->id * ctx->slot_size +
+			    ctx->params.chunk_size - len;
+	op->data_sge.length = len;
+	op->data_sge.lkey = path->mr->lkey;
+	wr->wr.next = NULL;
+	wr->wr.wr_cqe = &op->pull_cqe;
+	wr->wr.opcode = IB_WR_RDMA_READ;
+	wr->wr.send_flags = IB_SEND_SIGNALED;
+	wr->wr.sg_list = &op->data_sge;
+	wr->wr.num_sge = 1;
+	wr->remote_addr = op->req.raddr;
+	wr->rkey = op->req.rkey;
+	rcu_read_lock();
+	if (!READ_ONCE(path->closed))
+		err = ib_post_send(con->qp, &wr->wr, NULL);
+	rcu_read_unlock();
+	if (err) {
+		ibtrs_srv_op_abandon(op, true);
+		ibtrs_srv_path_fail(path, "posting the RDMA READ of chunk %u: %d",
+				    op->id, err);
+		return;
+	}
+	this_cpu_inc(path->stats->pulls);
+}
+
 /*
  * @op is ACTIVE on @path: validate its header from a private copy (@hdr)
- * and hand it to the user. A malformed header fails the path.
+ * and hand it to the user, a pulled write once its data is read. A
+ * malformed header fails the path.
  */
 static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 			       struct ibtrs_srv_path *path, u8 *hdr)
@@ -231,9 +356,6 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 	u32 hdr_len = min_t(u32, p->hdr_area, sizeof(struct trs_msg_io_req) +
 			    p->max_usr_len + 1);
 	const char *why = "";
-	enum ibtrs_dir dir;
-	size_t datalen;
-	void *data;
 	int ret;
 
 	/*
@@ -249,37 +371,15 @@ static void ibtrs_srv_op_start(struct ibtrs_srv_op *op,
 	ret = trs_io_req_decode(hdr, hdr_len, p->chunk_size,
 				p->max_usr_len, &op->req, &why);
 	if (ret) {
-		ibtrs_srv_op_drop(op, true);
+		ibtrs_srv_op_abandon(op, true);
 		ibtrs_srv_path_fail(path, "invalid request in chunk %u: %s",
 				    op->id, why);
 		return;
 	}
-	/* not announced (no TRS_INFO_F_PULL): the data is not in the chunk */
-	if (op->req.flags & TRS_IO_F_PULL) {
-		ibtrs_srv_op_drop(op, true);
-		ibtrs_srv_path_fail(path,
-				    "chunk %u: write_mode pull: not offered here",
-				    op->id);
-		return;
-	}
-	if (op->req.type == TRS_MSG_IO_WRITE) {
-		dir = IBTRS_WRITE;
-		datalen = op->req.data_len;
-		data = slot + p->chunk_size - datalen;
-		if (path->need_sync)
-			ibtrs_srv_sync_chunk(path, op->id,
-					     p->chunk_size - datalen, datalen,
-					     true);
-	} else {
-		dir = IBTRS_READ;
-		datalen = op->req.sg_cnt ? op->req.rlen : 0;
-		data = slot;
-	}
-	ret = ctx->ops.rdma_ev(sess, READ_ONCE(sess->priv), op, dir, data,
-			       datalen, hdr + sizeof(struct trs_msg_io_req),
-			       op->req.usr_len);
-	if (ret)
-		ibtrs_srv_resp(op, ret < 0 ? ret : -ret, 0);
+	if (op->req.flags & TRS_IO_F_PULL)
+		ibtrs_srv_pull(op, path);
+	else
+		ibtrs_srv_op_serve(op, path, hdr);
 }
 
 /* A retried request waited for the answer of its chunk's old one. */
@@ -482,6 +582,8 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	info.slot_size = ctx->slot_size;
 	info.pool_addr = path->mr->iova;
 	info.pool_rkey = path->mr->rkey;
+	/* pulled writes (write_mode pull) on connections that offer READs */
+	info.flags = TRS_INFO_F_PULL;
 	trs_info_rsp_encode(con->txb.buf, &info);
 	ib_dma_sync_single_for_device(path->dev, con->txb.dma,
 				      sizeof(struct trs_msg_info_rsp),

@@ -458,9 +458,11 @@ static const char *ibtrs_srv_sess_limit(struct ibtrs_srv_ctx *ctx,
 }
 
 static int ibtrs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
-				     struct rdma_cm_id *id, const void *pdata,
-				     u8 plen)
+				     struct rdma_cm_id *id,
+				     const struct rdma_conn_param *req)
 {
+	const void *pdata = req->private_data;
+	u8 plen = req->private_data_len;
 	struct trs_conn_params params = ctx->params;
 	struct trs_conn_req_info in;
 	struct trs_msg_conn_rsp rsp;
@@ -551,6 +553,15 @@ found:
 	err = rdma_set_ack_timeout(id, IBTRS_ACK_TIMEOUT);
 	if (err)
 		goto out_fail_con;
+	/*
+	 * write_mode pull: as many RDMA READs as the client takes (its
+	 * responder resources, the event's initiator_depth), at most
+	 * TRS_PULL_READS and what the device can issue.
+	 */
+	cp.initiator_depth = min_t(u32, req->initiator_depth, TRS_PULL_READS);
+	cp.initiator_depth = min_t(u32, cp.initiator_depth,
+				   id->device->attrs.max_qp_init_rd_atom);
+	con->pull_depth = cp.initiator_depth;
 	trs_conn_rsp_encode(&rsp, &params);
 	err = rdma_accept(id, &cp);
 	if (err)
@@ -576,9 +587,7 @@ int ibtrs_srv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	struct ibtrs_srv_con *con;
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return ibtrs_srv_connect_request(ctx, id,
-						 ev->param.conn.private_data,
-						 ev->param.conn.private_data_len);
+		return ibtrs_srv_connect_request(ctx, id, &ev->param.conn);
 	if (id == ctx->listen_id) {
 		pr_warn("listener: %s (status %d)\n", rdma_event_msg(ev->event),
 			ev->status);

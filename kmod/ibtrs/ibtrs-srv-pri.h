@@ -83,9 +83,12 @@ enum ibtrs_srv_op_state {
  *	a retry (in @pending_path) instead of failing the path.
  * @start_work: starts the pending request (not in the answer's context).
  * @req: the validated request header (host order), stable while ACTIVE.
- * @data_wr: a read answer's RDMA_WRITE; with @rsp_wr, @data_sge and
- *	@rsp_sge the answer's work requests, here rather than on the stack
- *	(the kernel zeroes every stack variable: INIT_STACK_ALL_ZERO).
+ * @data_wr: a read answer's RDMA_WRITE, or a pulled write's RDMA READ
+ *	(write_mode pull); with @rsp_wr, @data_sge and @rsp_sge the op's work
+ *	requests, here rather than on the stack (the kernel zeroes every
+ *	stack variable: INIT_STACK_ALL_ZERO).
+ * @pull_cqe: completion of the pulled write's RDMA READ (signaled): the
+ *	write goes to the user from there.
  * @rsp_wr: the answer.
  * @data_sge: see @data_wr.
  * @rsp_sge: see @data_wr.
@@ -105,6 +108,7 @@ struct ibtrs_srv_op {
 	struct ib_send_wr rsp_wr;
 	struct ib_sge data_sge;
 	struct ib_sge rsp_sge;
+	struct ib_cqe pull_cqe;
 };
 
 /*
@@ -140,6 +144,8 @@ struct ibtrs_srv_iu {
  * @last_rx: jiffies of the last receive (any receive is life).
  * @rx_chain: receives consumed and not re-posted yet; touched only by
  *	this CQ's work.
+ * @pull_depth: RDMA READs this connection may have out (the accept's
+ *	initiator depth; 0: the client offered none, no pulled writes).
  */
 struct ibtrs_srv_con {
 	struct ibtrs_srv_path *path;
@@ -157,6 +163,7 @@ struct ibtrs_srv_con {
 	atomic_t sig_cnt;
 	unsigned long last_rx;
 	struct ibtrs_rx_chain rx_chain;
+	u8 pull_depth;
 };
 
 #define IBTRS_TX_RSP_OFF	TRS_MAX_RECV_MSG
@@ -166,11 +173,13 @@ struct ibtrs_srv_con {
  * @reqs: IO requests received.
  * @rsps: answers posted.
  * @sig_rsps: answers posted signaled.
+ * @pulls: RDMA READs posted for pulled writes (write_mode pull).
  */
 struct ibtrs_srv_stats {
 	u64 reqs;
 	u64 rsps;
 	u64 sig_rsps;
+	u64 pulls;
 };
 
 enum {

@@ -464,9 +464,11 @@ static int ibtrs_srv_show_sess(struct ibtrs_srv_sess *sess, char *buf, int at)
 		at += sysfs_emit_at(buf, at, " reqs=%llu rsps=%llu deferred=%llu",
 				    ibtrs_srv_stat(path, reqs),
 				    ibtrs_srv_stat(path, rsps), path->deferred);
-		at += sysfs_emit_at(buf, at, " hb_sent=%llu recon_cnt=%u sig_rsps=%llu\n",
-				    path->hb_sent, path->recon_cnt,
-				    ibtrs_srv_stat(path, sig_rsps));
+		at += sysfs_emit_at(buf, at, " hb_sent=%llu recon_cnt=%u",
+				    path->hb_sent, path->recon_cnt);
+		at += sysfs_emit_at(buf, at, " sig_rsps=%llu pulls=%llu\n",
+				    ibtrs_srv_stat(path, sig_rsps),
+				    ibtrs_srv_stat(path, pulls));
 	}
 	spin_unlock_irq(&sess->lock);
 	return at;

@@ -105,7 +105,8 @@ const char *trs_chunk_mode_name(int m)
 
 /*
  * The index of @s in @names (@n of them), or -EINVAL with @unknown; the
- * mode @kernel_no is refused to the kernel (-EOPNOTSUPP with @kernel_why).
+ * mode @kernel_no (-1: none) is refused to the kernel (-EOPNOTSUPP with
+ * @kernel_why).
  */
 static int trs_mode_parse(const char *s, const char *const *names, int n,
 			  int impl, int kernel_no, const char *kernel_why,
@@ -141,10 +142,9 @@ const char *trs_write_mode_name(int m)
 
 int trs_write_mode_parse(const char *s, int impl, const char **why)
 {
-	return trs_mode_parse(s, trs_write_names, TRS_WRITE_MAX, impl,
-			      TRS_WRITE_PULL, "the kernel modules do not pull "
-			      "writes (not implemented; the library's client and "
-			      "server do)", "write_mode is push or pull", why);
+	/* both implementations push and pull */
+	return trs_mode_parse(s, trs_write_names, TRS_WRITE_MAX, impl, -1, NULL,
+			      "write_mode is push or pull", why);
 }
 
 int trs_modes_check(int impl, int mr, int inval, const char **why)

@@ -255,6 +255,13 @@ int trs_chunk_mode_parse(const char *s, int impl, const char **why);
  *	above its inline size); the buffer's key ends with the answer, as a
  *	read buffer's does.
  */
+/*
+ * write_mode pull: RDMA READs a server may have outstanding per connection
+ * (the client's responder resources, the server's initiator depth; each
+ * side lowers it to what its device can do).
+ */
+#define TRS_PULL_READS		16
+
 enum trs_write_mode {
 	TRS_WRITE_PUSH = 0,
 	TRS_WRITE_PULL = 1,

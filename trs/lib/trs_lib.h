@@ -30,9 +30,6 @@
 #define TRS_RX_EXTRA		32	/* recvs beyond the IO budget: HB, INFO */
 #define TRS_ACK_TIMEOUT		14	/* 4.096us * 2^14 = 67 ms per retry */
 #define TRS_RETRY_COUNT		7	/* as nvme-rdma: ~0.5 s without an ACK */
-/* write_mode pull: RDMA READs a server may have outstanding per connection
- * (the client's responder resources, the server's initiator depth) */
-#define TRS_PULL_READS		16
 #define TRS_MAX_REGIONS		32
 #define TRS_MAX_IOV		64
 

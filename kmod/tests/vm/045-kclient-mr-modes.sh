@@ -2,7 +2,7 @@
 # 045-kclient-mr-modes: ibtrs-client's memory-registration and invalidation
 # modes (module parameters mr_mode and inval_mode, kmod/README.md).
 #  1. a bad value fails the load: insmod mr_mode=bogus, inval_mode=bogus,
-#     and mr_mode=mw and =bounce, write_mode=pull and =bogus (the shared
+#     and mr_mode=mw and =bounce, write_mode=bogus (the shared
 #     names of userspace's modes, trs/common/modes.c) exit non-zero, each
 #     with a kernel message that names the value and says why;
 #  2. for (frwr,remote) (frwr,local) (frwr,none) (global,remote)
@@ -59,7 +59,6 @@ mr_mode=bogus|mr_mode is frwr or global
 inval_mode=bogus|inval_mode is remote, local or none
 mr_mode=mw|Linux 6.1 offers memory windows to userspace only
 mr_mode=bounce|the kernel client has no bounce pool
-write_mode=pull|the kernel modules do not pull writes
 write_mode=bogus|write_mode is push or pull
 EOT
 

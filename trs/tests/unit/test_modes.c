@@ -124,8 +124,7 @@ static int test_write_modes(void)
 	UCHECK_EQ(trs_write_mode_parse("push", TRS_IMPL_USER, &why), TRS_WRITE_PUSH);
 	UCHECK_EQ(trs_write_mode_parse("pull", TRS_IMPL_USER, &why), TRS_WRITE_PULL);
 	UCHECK_EQ(trs_write_mode_parse("push\n", TRS_IMPL_KERNEL, &why), TRS_WRITE_PUSH);
-	UCHECK_EQ(trs_write_mode_parse("pull", TRS_IMPL_KERNEL, &why), -EOPNOTSUPP);
-	UCHECK(why && strstr(why, "kernel modules do not pull"));
+	UCHECK_EQ(trs_write_mode_parse("pull\n", TRS_IMPL_KERNEL, &why), TRS_WRITE_PULL);
 	UCHECK_EQ(trs_write_mode_parse("pulled", TRS_IMPL_USER, &why), -EINVAL);
 	UCHECK(why && strstr(why, "push or pull"));
 	UCHECK(!strcmp(trs_write_mode_name(TRS_WRITE_PULL), "pull"));
