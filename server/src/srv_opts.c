@@ -38,7 +38,9 @@ void srv_opts_usage(FILE *f, const char *prog)
 "                          no-inval (answer reads without remote invalidation),\n"
 "                          short-read (answer reads > 4 KiB 512 bytes short),\n"
 "                          replay (a rogue server: write a pattern into the\n"
-"                          previous read's buffer with its ended key)\n"
+"                          previous read's buffer with its ended key, and\n"
+"                          read the previous pulled write's buffer so),\n"
+"                          replay-pull (only the pulled writes' replay)\n"
 "  -h, --help              this text\n"
 "Signals: SIGTERM/SIGINT clean shutdown (in-flight IO completes); SIGUSR1 dumps stats.\n",
 		prog, SRV_DEFAULT_MAX_DEVS);
@@ -216,8 +218,10 @@ int srv_opts_parse(int argc, char **argv, struct srv_opts *o, char *err,
 				o->test_faults |= IBTRS_SRV_TEST_SHORT_READ;
 			else if (!strcmp(optarg, "replay"))
 				o->test_faults |= IBTRS_SRV_TEST_REPLAY;
+			else if (!strcmp(optarg, "replay-pull"))
+				o->test_faults |= IBTRS_SRV_TEST_REPLAY_PULL;
 			else
-				BAD("bad --test-fault '%s' (no-inval, short-read or replay)",
+				BAD("bad --test-fault '%s' (no-inval, short-read, replay or replay-pull)",
 				    optarg);
 			break;
 		case 'v':

@@ -203,7 +203,8 @@ static void check_opts(int argc, char *const *argv, const struct srv_opts *o)
 	FZ_CHECK(o->hb_interval_ms <= 3600000 && o->hb_missed_max <= 1000);
 	FZ_CHECK(!(o->test_faults & ~(IBTRS_SRV_TEST_NO_INVAL |
 				      IBTRS_SRV_TEST_SHORT_READ |
-				      IBTRS_SRV_TEST_REPLAY)));
+				      IBTRS_SRV_TEST_REPLAY |
+				      IBTRS_SRV_TEST_REPLAY_PULL)));
 	FZ_CHECK(o->verbose >= 0);
 	check_decimal(argc, argv, 'p', "port", o->port);
 	if (o->queue_depth)

@@ -394,10 +394,14 @@ struct ibtrs_srv_opts {
  *	error, the path fails); an unsafe one lets it land. Likewise every
  *	pulled write's RDMA READ is preceded by an RDMA READ of the previous
  *	pulled write's buffer with that write's key.
+ * IBTRS_SRV_TEST_REPLAY_PULL: the pulled writes' half of
+ *	IBTRS_SRV_TEST_REPLAY alone (a client whose reads must work, such as
+ *	ibnbd's, whose device open is a read).
  */
 #define IBTRS_SRV_TEST_NO_INVAL		(1U << 0)
 #define IBTRS_SRV_TEST_SHORT_READ	(1U << 1)
 #define IBTRS_SRV_TEST_REPLAY		(1U << 2)
+#define IBTRS_SRV_TEST_REPLAY_PULL	(1U << 3)
 
 struct ibtrs_srv_ctx *ibtrs_srv_open(const struct ibtrs_srv_opts *opts,
 				     const struct ibtrs_srv_ops *ops,

@@ -137,8 +137,13 @@ static struct ibv_send_wr *trs_srv_replay_wr(struct ibtrs_srv_op *op,
 
 /*
  * IBTRS_SRV_TEST_REPLAY for pulled writes: chain in front of @op's pull an
- * RDMA READ from the previous pulled write's buffer with its key (that IO
- * has ended), then remember this one's. Returns the WRs to post first.
+ * RDMA READ from the previous successful pulled write's buffer with its key
+ * (that IO has ended: it is recorded at its answer, trs_srv_resp_prepare()),
+ * once per recorded write. Only successful ones: a write answered with an
+ * error (-ESTALE before its device was opened again, after a reconnect) is
+ * sent again by the client, and replaying its key would fail every new path
+ * of a client whose safe mode ends keys, before any write completes.
+ * Returns the WRs to post first.
  */
 static struct ibv_send_wr *trs_srv_pull_replay(struct ibtrs_srv_op *op)
 {
@@ -146,9 +151,7 @@ static struct ibv_send_wr *trs_srv_pull_replay(struct ibtrs_srv_op *op)
 	uint64_t raddr = path->pull_replay_raddr;
 	uint32_t rkey = path->pull_replay_rkey, len = path->pull_replay_len;
 
-	path->pull_replay_raddr = op->req.raddr;
-	path->pull_replay_rkey = op->req.rkey;
-	path->pull_replay_len = op->req.rlen;
+	path->pull_replay_len = 0;
 	if (!len || !trs_srv_replay_mr(path))
 		return &op->pull_wr;
 	/* the pull after it is signaled and retires it */
@@ -200,7 +203,8 @@ static void trs_srv_pull(struct ibtrs_srv_op *op)
 	op->state = TRS_OP_PULLING;
 	ctx->st.pulls++;
 	first = wr;
-	if (ctx->opts.test_faults & IBTRS_SRV_TEST_REPLAY)
+	if (ctx->opts.test_faults &
+	    (IBTRS_SRV_TEST_REPLAY | IBTRS_SRV_TEST_REPLAY_PULL))
 		first = trs_srv_pull_replay(op);
 	err = trs_con_post_send(&op->con->c, first, first == wr ? 1 : 2);
 	if (err)
@@ -293,6 +297,14 @@ static void trs_srv_resp_prepare(struct ibtrs_srv_op *op, int status, size_t len
 
 	memset(data_wr, 0, sizeof(*data_wr));
 	memset(rsp_wr, 0, sizeof(*rsp_wr));
+	if ((op->req.flags & TRS_IO_F_PULL) && !status &&
+	    (sess->ctx->opts.test_faults &
+	     (IBTRS_SRV_TEST_REPLAY | IBTRS_SRV_TEST_REPLAY_PULL))) {
+		/* a successful pulled write: its key to replay after it ended */
+		path->pull_replay_raddr = op->req.raddr;
+		path->pull_replay_rkey = op->req.rkey;
+		path->pull_replay_len = op->req.rlen;
+	}
 	/* rekey: the chunk's window is bound again in front (con_flush) */
 	op->nwrs = path->chunk_mw ? 2 : 1;
 	op->first_wr = rsp_wr;

@@ -11,7 +11,7 @@
 #     writes) and ends each key as asked (remote: inv_rsps = reg_mrs,
 #     local: local_invs = reg_mrs); a push map after them (the default, the
 #     control) makes no pull.
-#  2. ibnbd-serverd --test-fault replay reads each pulled write's buffer
+#  2. ibnbd-serverd --test-fault replay-pull reads each pulled write's buffer
 #     through its key again when the next write comes, after that write
 #     ended: in frwr/remote and frwr/local every replay fails (remote access
 #     error; the daemon fails the path, the client reconnects, the writes
@@ -51,7 +51,7 @@ kpulls() { sed -n 's/.* pulls=\([0-9]*\).*/\1/p' "$KSESS" | awk '{ s += $1 } END
 # kpull SERVER MODE(mr/inval) WRITE_MODE: a verified job of the kernel
 # client on 2 paths, its pulls counted by SERVER (daemon or kernel).
 kpull() {
-	local srv=$1 mr=${2%/*} inval=${2#*/} wm=$3 name r0 w0 p0 r w p reg inv li
+	local srv=$1 mr=${2%/*} inval=${2#*/} wm=$3 name p0 r0 w0 reg0 inv0 li0 f0 r w p reg inv li f
 	name=k-$srv-$mr-$inval-$wm
 	kclt_load mr_mode="$mr" inval_mode="$inval" write_mode="$wm"
 	[ "$(cat /sys/module/ibtrs_client/parameters/write_mode)" = "$wm" ] ||
@@ -60,36 +60,47 @@ kpull() {
 	[ "$(grep -c "mr_mode=$mr inval_mode=$inval write_mode=$wm " \
 		"$KCLT_CTL/devices/$KCLT_DEV/paths")" = 2 ] ||
 		die "$name: the paths do not show the modes: $(cat "$KCLT_CTL/devices/$KCLT_DEV/paths")"
+	# deltas over the job (the map's control messages register too): after
+	# udev's probe of the new device
+	udevadm settle --timeout=10 2>/dev/null || true
 	r0=$(dstat 1); w0=$(dstat 5)
+	reg0=$(psum reg_mrs); inv0=$(psum inv_rsps); li0=$(psum local_invs)
+	f0=$(psum failovers)
 	if [ "$srv" = daemon ]; then p0=$(dpulls); else p0=$(kpulls); fi
 	kfio "$name" --rw=randrw --bssplit=4k/50:64k/50 --iodepth=8 --size=8m \
 		--offset=$((n * 16))m --verify=crc32c --do_verify=1 --verify_fatal=1
 	r=$(($(dstat 1) - r0)); w=$(($(dstat 5) - w0))
 	if [ "$srv" = daemon ]; then p=$(($(dpulls) - p0)); else p=$(($(kpulls) - p0)); fi
-	reg=$(psum reg_mrs); inv=$(psum inv_rsps); li=$(psum local_invs)
+	reg=$(($(psum reg_mrs) - reg0)); inv=$(($(psum inv_rsps) - inv0))
+	li=$(($(psum local_invs) - li0)); f=$(($(psum failovers) - f0))
 	cat "$KCLT_CTL/devices/$KCLT_DEV/paths" >"$LOGDIR/paths-$name.txt"
-	log "$name: $r reads, $w writes; $srv pulls=$p; client reg_mrs=$reg inv_rsps=$inv local_invs=$li"
+	log "$name: $r reads, $w writes; $srv pulls=$p; client reg_mrs=$reg inv_rsps=$inv local_invs=$li failovers=$f"
 	[ "$w" -gt 0 ] || die "$name: no writes"
 	! grep -q 'proto_errors=[1-9]' "$LOGDIR/paths-$name.txt" ||
 		die "$name: protocol errors: $(cat "$LOGDIR/paths-$name.txt")"
-	! grep -q 'failovers=[1-9]\|reconnects=[1-9]' "$LOGDIR/paths-$name.txt" ||
-		die "$name: a path failed: $(cat "$LOGDIR/paths-$name.txt")"
+	# A path the testbed's rxe fails (PROTOCOL.md 9) re-posts its IO on
+	# the other: each such IO may be registered (and pulled) once more,
+	# and its first registration ends with the path, not at an answer.
 	if [ "$wm" = push ]; then
 		[ "$p" = 0 ] || die "$name: a push client caused $p pulls"
 	else
-		[ "$p" = "$w" ] || die "$name: $w writes completed, the $srv server pulled $p"
+		[ "$p" -ge "$w" ] && [ "$p" -le $((w + f)) ] ||
+			die "$name: $w writes completed ($f failovers), the $srv server pulled $p"
 	fi
 	case "$mr/$inval/$wm" in
-	frwr/*/pull) [ "$reg" = $((r + w)) ] ||
-		die "$name: reg_mrs=$reg for $r reads + $w writes" ;;
+	frwr/*/pull) [ "$reg" -ge $((r + w)) ] && [ "$reg" -le $((r + w + f)) ] ||
+		die "$name: reg_mrs=$reg for $r reads + $w writes ($f failovers)" ;;
 	esac
 	case "$mr/$inval" in
-	frwr/remote) [ "$inv" = "$reg" ] && [ "$li" = 0 ] ||
-		die "$name: remote: inv_rsps=$inv local_invs=$li for reg_mrs=$reg" ;;
-	frwr/local) [ "$li" = "$reg" ] && [ "$inv" = 0 ] ||
-		die "$name: local: local_invs=$li inv_rsps=$inv for reg_mrs=$reg" ;;
-	global/none) [ "$inv" = 0 ] && [ "$li" = 0 ] ||
-		die "$name: none: inv_rsps=$inv local_invs=$li" ;;
+	frwr/remote) [ "$inv" -le "$reg" ] && [ "$inv" -ge $((reg - f)) ] && [ "$li" = 0 ] ||
+		die "$name: remote: inv_rsps=$inv local_invs=$li for reg_mrs=$reg ($f failovers)" ;;
+	frwr/local) [ "$li" -le "$reg" ] && [ "$li" -ge $((reg - f)) ] && [ "$inv" = 0 ] ||
+		die "$name: local: local_invs=$li inv_rsps=$inv for reg_mrs=$reg ($f failovers)" ;;
+	global/none) # multi-segment buffers are registered, never invalidated at
+		# their answer; a LOCAL_INV goes in front of a still-valid MR's
+		# next REG_MR only
+		[ "$inv" = 0 ] && [ "$li" -le "$reg" ] ||
+		die "$name: none: inv_rsps=$inv local_invs=$li for reg_mrs=$reg" ;;
 	esac
 	kclt_unmap "$KCLT_DEV"
 	kclt_unload
@@ -139,7 +150,7 @@ kpull daemon frwr/remote push
 stop_server || die "ibnbd-serverd exited with $?"
 
 # 2. the replaying daemon
-start_server --test-fault replay -v
+start_server --test-fault replay-pull -v
 replay frwr/remote safe
 replay frwr/local safe
 replay global/none unsafe
