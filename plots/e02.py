@@ -34,7 +34,8 @@ PAIRS = [("nvme-rdma", ("frwr", "remote"), ("global", "none")),
 # The modes that end the server's access with the IO (the rest are hatched):
 # for rnbd only always_invalidate=Y re-keys its server chunks too.
 SAFE = {"nvme-rdma": {("frwr", "remote")}, "rnbd": {("frwr", "remote+rekey")},
-        "ibnbd": {("frwr", "remote"), ("frwr", "local")},
+        "ibnbd": {("frwr", "remote"), ("frwr", "local"), ("frwr", "remote+pull"),
+                  ("frwr", "local+pull")},
         "ibtrs-fio": {("mw", "remote"), ("mw", "local"), ("reg", "local"),
                       ("bounce", "remote"), ("bounce", "local"),
                       ("mw", "remote+rekey"), ("mw", "remote+pull")},
@@ -152,47 +153,59 @@ def fig_ratio(run, rows, out):
     save(fig, out, "e02_security_ratio")
 
 
-# write_mode: the fio engine's push (IBTRS) and pull (the server RDMA-READs
-# the data, as nvme-rdma does) in its secure and its unsafe mode
-WRITE_MODES = [(("mw", "remote"), "push, mw/remote"),
-               (("mw", "remote+pull"), "pull, mw/remote"),
-               (("global", "none"), "push, global/none (unsafe)"),
-               (("global", "none+pull"), "pull, global/none (unsafe)")]
+# write_mode: push (IBTRS) and pull (the server RDMA-READs the data, as
+# nvme-rdma does), each implementation in its secure and its unsafe mode: the
+# fio engine against the daemon, the kernel client against the kernel server
+WRITE_IMPLS = [("ibtrs-fio", "mw", "fio engine against the daemon"),
+               ("ibnbd", "frwr", "kernel client against the kernel server")]
+
+
+def write_modes(secure_mr):
+    return [((secure_mr, "remote"), "push, %s/remote" % secure_mr),
+            ((secure_mr, "remote+pull"), "pull, %s/remote" % secure_mr),
+            (("global", "none"), "push, global/none (unsafe)"),
+            (("global", "none+pull"), "pull, global/none (unsafe)")]
 
 
 def fig_write_mode(run, rows, out):
-    rows = [r for r in rows if r["impl"] == "ibtrs-fio" and num(r.get("sw_instr_per_io_median"))]
-    wls = sorted({wl_name(r) + " " + r["bs"] for r in rows},
-                 key=lambda w: (w.split()[2] != "4k", wl_key(" ".join(w.split()[:2]))))
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(wls)), 4))
-    width = 0.8 / len(WRITE_MODES)
+    impls = [i for i in WRITE_IMPLS
+             if any(r["impl"] == i[0] and r["inval"].endswith("+pull") for r in rows)]
+    fig, axes = plt.subplots(1, len(impls), figsize=(6.5 * len(impls), 4), squeeze=False)
     colours = ["#1f77b4", "#d62728", "#1f77b4", "#d62728"]
-    for i, (mode, label) in enumerate(WRITE_MODES):
-        xs, ys, lo, hi = [], [], [], []
-        for j, w in enumerate(wls):
-            r = next((r for r in rows if (r["mr"], r["inval"]) == mode
-                      and wl_name(r) + " " + r["bs"] == w), None)
-            if not r:
-                continue
-            m = num(r["sw_instr_per_io_median"]) / 1e3
-            xs.append(j + (i - (len(WRITE_MODES) - 1) / 2) * width)
-            ys.append(m)
-            lo.append(m - num(r["sw_instr_per_io_min"]) / 1e3)
-            hi.append(num(r["sw_instr_per_io_max"]) / 1e3 - m)
-        if xs:
-            ax.bar(xs, ys, width, color=colours[i], hatch="//" if i >= 2 else None,
-                   edgecolor="white", label=label, yerr=[lo, hi], capsize=2,
-                   error_kw={"elinewidth": 0.8})
-    ax.set_xticks(range(len(wls)))
-    ax.set_xticklabels(wls, fontsize=7)
-    ax.set_ylim(bottom=0)
-    ax.set_ylabel("thousand software instructions per IO")
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=6, loc="upper left")
-    nruns = max(int(r["runs"]) for r in rows)
-    fig.suptitle("E02: write data pushed by the client or pulled by the server "
-                 "(fio engine against the daemon)\nrun %s, icount boot, medians of %d "
-                 "runs, error bars min..max" % (run, nruns), fontsize=9, y=1.02)
+    nruns = 0
+    for ax, (impl, secure_mr, what) in zip(axes[0], impls):
+        rs = [r for r in rows if r["impl"] == impl and num(r.get("sw_instr_per_io_median"))]
+        nruns = max([nruns] + [int(r["runs"]) for r in rs])
+        wls = sorted({wl_name(r) + " " + r["bs"] for r in rs},
+                     key=lambda w: (w.split()[2] != "4k", wl_key(" ".join(w.split()[:2]))))
+        modes = write_modes(secure_mr)
+        width = 0.8 / len(modes)
+        for i, (mode, label) in enumerate(modes):
+            xs, ys, lo, hi = [], [], [], []
+            for j, w in enumerate(wls):
+                r = next((r for r in rs if (r["mr"], r["inval"]) == mode
+                          and wl_name(r) + " " + r["bs"] == w), None)
+                if not r:
+                    continue
+                m = num(r["sw_instr_per_io_median"]) / 1e3
+                xs.append(j + (i - (len(modes) - 1) / 2) * width)
+                ys.append(m)
+                lo.append(m - num(r["sw_instr_per_io_min"]) / 1e3)
+                hi.append(num(r["sw_instr_per_io_max"]) / 1e3 - m)
+            if xs:
+                ax.bar(xs, ys, width, color=colours[i], hatch="//" if i >= 2 else None,
+                       edgecolor="white", label=label, yerr=[lo, hi], capsize=2,
+                       error_kw={"elinewidth": 0.8})
+        ax.set_xticks(range(len(wls)))
+        ax.set_xticklabels(wls, fontsize=7)
+        ax.set_ylim(bottom=0)
+        ax.set_title("%s (%s)" % (impl, what), fontsize=8)
+        ax.set_ylabel("thousand software instructions per IO")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=6, loc="upper left")
+    fig.suptitle("E02: write data pushed by the client or pulled by the server\n"
+                 "run %s, icount boot, medians of %d runs, error bars min..max"
+                 % (run, nruns), fontsize=9, y=1.02)
     save(fig, out, "e02_write_mode")
 
 

@@ -339,32 +339,38 @@ sys_ibnbd1_iosrc() {
 }
 sys_ibnbd1_desc() { echo "ibnbd 1 - frwr remote"; }
 # E02: the kernel client in each of its modes (ibtrs-client's module
-# parameters mr_mode and inval_mode, read only: before a cell whose mode is
-# not the loaded one, the device is unmapped, the client modules loaded
-# again with the mode, and the device mapped again). ibnbd1_<mr>_<inval>.
-_ibnbd_mode() {	# MR INVAL
-	local p=/sys/module/ibtrs_client/parameters
+# parameters mr_mode, inval_mode and write_mode, read only: before a cell
+# whose mode is not the loaded one, the device is unmapped, the client
+# modules loaded again with the mode, and the device mapped again).
+# ibnbd1_<mr>_<inval> (writes pushed), ibnbd1pull_<mr>_<inval> (writes
+# pulled by the kernel server, reported as <inval>+pull).
+_ibnbd_mode() {	# MR INVAL [WRITE_MODE]
+	local p=/sys/module/ibtrs_client/parameters wm=${3:-push}
 	[ "$(cat $p/mr_mode 2>/dev/null)" = "$1" ] &&
-		[ "$(cat $p/inval_mode 2>/dev/null)" = "$2" ] && return 0
+		[ "$(cat $p/inval_mode 2>/dev/null)" = "$2" ] &&
+		[ "$(cat $p/write_mode 2>/dev/null)" = "$wm" ] && return 0
 	if [ -n "${EX_IBNBD1_DEV:-}" ]; then
 		echo normal >"/sys/class/ibnbd-client/ctl/devices/$EX_IBNBD1_DEV/unmap_device" ||
 			ex_die "ibnbd unmap $EX_IBNBD1_DEV failed"
 		EX_IBNBD1_DEV=
 	fi
 	rmmod ibnbd_client && rmmod ibtrs_client || ex_die "cannot unload the kernel client"
-	EX_KCLT_PARAMS="mr_mode=$1 inval_mode=$2" sys_ibnbd1_up
-	[ "$(cat $p/mr_mode)/$(cat $p/inval_mode)" = "$1/$2" ] ||
-		ex_die "ibtrs-client is in $(cat $p/mr_mode)/$(cat $p/inval_mode), not $1/$2"
+	EX_KCLT_PARAMS="mr_mode=$1 inval_mode=$2 write_mode=$wm" sys_ibnbd1_up
+	[ "$(cat $p/mr_mode)/$(cat $p/inval_mode)/$(cat $p/write_mode)" = "$1/$2/$wm" ] ||
+		ex_die "ibtrs-client is in $(cat $p/mr_mode)/$(cat $p/inval_mode)/$(cat $p/write_mode), not $1/$2/$wm"
 }
-_ex_def_ibnbd_mode() {	# NAME MR INVAL
+_ex_def_ibnbd_mode() {	# NAME MR INVAL [WRITE_MODE]
+	local sfx=
+	[ "${4:-push}" = pull ] && sfx=+pull
 	eval "sys_$1_up() { sys_ibnbd1_up; }
-sys_$1_pre() { _ibnbd_mode $2 $3; }
+sys_$1_pre() { _ibnbd_mode $2 $3 ${4:-push}; }
 sys_$1_fio() { sys_ibnbd1_fio; }
 sys_$1_iosrc() { sys_ibnbd1_iosrc; }
-sys_$1_desc() { echo \"ibnbd 1 - $2 $3\"; }"
+sys_$1_desc() { echo \"ibnbd 1 - $2 $3$sfx\"; }"
 }
 for _m in frwr_remote frwr_local frwr_none global_remote global_none; do
 	_ex_def_ibnbd_mode "ibnbd1_$_m" "${_m%_*}" "${_m#*_}"
+	_ex_def_ibnbd_mode "ibnbd1pull_$_m" "${_m%_*}" "${_m#*_}" pull
 done
 unset _m
 sys_ibtrsk1_up() { _ksrv_load; [ -e "$TB_TOP/fio-engine/build/ibtrs.so" ] || ex_die "fio engine not built"; }
