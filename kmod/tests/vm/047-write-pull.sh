@@ -141,12 +141,18 @@ replay() {
 	n=$((n + 1))
 }
 
+# kpull_all SERVER: the kernel client's pulled modes, then the push control
+kpull_all() {
+	local m
+	for m in frwr/remote frwr/local global/none; do
+		kpull "$1" "$m" pull
+	done
+	kpull "$1" frwr/remote push
+}
+
 # 1. the daemon
 start_server
-for m in frwr/remote frwr/local global/none; do
-	kpull daemon "$m" pull
-done
-kpull daemon frwr/remote push
+kpull_all daemon
 stop_server || die "ibnbd-serverd exited with $?"
 
 # 2. the replaying daemon
@@ -180,10 +186,7 @@ for m in mw/remote global/none; do
 		die "$name: $w writes, $seen pulls seen at the kernel server"
 	n=$((n + 1))
 done
-for m in frwr/remote frwr/local global/none; do
-	kpull kernel "$m" pull
-done
-kpull kernel frwr/remote push
+kpull_all kernel
 kmod_unload
 kmod_log_check
 log "PASS: $n jobs"
