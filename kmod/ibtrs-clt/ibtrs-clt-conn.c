@@ -516,6 +516,9 @@ static int __ibtrs_clt_path_connect(struct ibtrs_clt_path *path)
 	int i, ret;
 
 	init_completion(&path->info_done);
+	/* chunk_mode rekey: this join's KEYS and INFO_RSP say */
+	path->rekey = false;
+	path->keys_got = 0;
 	atomic_set(&path->failing, 0);
 	for (i = 0; i < path->ncons; i++) {
 		struct ibtrs_clt_con *con = &path->cons[i];

@@ -206,12 +206,12 @@ static int ibtrs_clt_post_imm(struct ibtrs_clt_con *con, u32 imm)
 	return ret;
 }
 
-static int ibtrs_clt_rekey_refused(struct ibtrs_clt_path *path);
-
 static void ibtrs_clt_info_rsp(struct ibtrs_clt_path *path, const void *buf,
 			       u32 len)
 {
+	u32 qd = READ_ONCE(path->sess->queue_depth);
 	const char *why = "";
+	bool rekey;
 	int err;
 
 	if (READ_ONCE(path->state) != IBTRS_CLT_PATH_CONNECTING ||
@@ -220,38 +220,65 @@ static void ibtrs_clt_info_rsp(struct ibtrs_clt_path *path, const void *buf,
 		return;
 	}
 	err = trs_info_rsp_decode(buf, len, &path->params, &path->info, &why);
+	rekey = !err && (path->info.flags & TRS_INFO_F_REKEY);
 	if (err) {
 		ibtrs_clt_err(path, "bad INFO_RSP: %s\n", why);
-	} else if (path->info.flags & TRS_INFO_F_REKEY) {
-		err = ibtrs_clt_rekey_refused(path);
+	} else if (rekey != !!path->keys_got ||
+		   (rekey && path->keys_got != qd)) {
+		/* chunk_mode rekey: every chunk's key first, and only then */
+		ibtrs_clt_err(path, "INFO_RSP %s chunk_mode rekey after keys of %u of %u chunks: not joining\n",
+			      rekey ? "announces" : "does not announce",
+			      path->keys_got, qd);
+		err = -EPROTO;
 	} else if (path->write_mode == TRS_WRITE_PULL &&
 		   !(path->info.flags & TRS_INFO_F_PULL)) {
 		ibtrs_clt_err(path, "write_mode pull: the server does not pull writes: not joining\n");
 		err = -EOPNOTSUPP;
 	}
+	path->rekey = rekey && !err;
 	path->info_err = err;
 	complete(&path->info_done);
 }
 
 /*
- * KEYS (before INFO_RSP) or an INFO_RSP with TRS_INFO_F_REKEY: the server
- * re-keys its chunks per IO (chunk_mode rekey), which this client does not
- * follow (not implemented): the join fails, naming the mode; KEYS after the
- * first are dropped with the path.
+ * KEYS (chunk_mode rekey), before INFO_RSP on cid 0: the first keys of the
+ * chunks, in chunk order; anything else fails the join.
  */
-static int ibtrs_clt_rekey_refused(struct ibtrs_clt_path *path)
+static void ibtrs_clt_keys(struct ibtrs_clt_path *path, const void *buf,
+			   u32 len)
 {
-	ibtrs_clt_err(path, "the server re-keys its chunks per IO (chunk_mode rekey), which the kernel client does not do (not implemented): not joining\n");
-	return -EOPNOTSUPP;
-}
+	u32 qd = READ_ONCE(path->sess->queue_depth);
+	u32 keys[TRS_KEYS_PER_MSG], first, n;
+	const char *why = "";
+	int err;
 
-static void ibtrs_clt_keys(struct ibtrs_clt_path *path)
-{
 	if (READ_ONCE(path->state) != IBTRS_CLT_PATH_CONNECTING ||
-	    completion_done(&path->info_done))
+	    completion_done(&path->info_done)) {
+		ibtrs_clt_path_fail(path, "unexpected KEYS");
 		return;
-	path->info_err = ibtrs_clt_rekey_refused(path);
-	complete(&path->info_done);
+	}
+	err = trs_keys_decode(buf, len, qd, &first, &n, keys, &why);
+	if (!err && first != path->keys_got) {
+		why = "KEYS out of chunk order";
+		err = -EPROTO;
+	}
+	if (!err && !path->chunk_rkey) {
+		/* GFP_ATOMIC: a CQ's context; the session's depth never changes */
+		path->chunk_rkey = kcalloc(qd, sizeof(u32), GFP_ATOMIC);
+		if (!path->chunk_rkey) {
+			why = "no memory for the chunks' keys";
+			err = -ENOMEM;
+		}
+	}
+	if (err) {
+		ibtrs_clt_err(path, "bad KEYS: %s (chunk %u, expected %u): not joining\n",
+			      why, first, path->keys_got);
+		path->info_err = err;
+		complete(&path->info_done);
+		return;
+	}
+	memcpy(&path->chunk_rkey[first], keys, n * sizeof(*keys));
+	path->keys_got += n;
 }
 
 /* A LOCAL_INV of @io's MR, then the IO ends in its completion. */
@@ -315,6 +342,9 @@ static void ibtrs_clt_io_answer(struct ibtrs_clt_con *con,
 	this_cpu_inc(path->stats->rsps);
 	if (m->inv)
 		this_cpu_inc(path->stats->inv_rsps);
+	/* chunk_mode rekey: the server re-keyed the chunk before answering */
+	if (path->rekey)
+		path->chunk_rkey[io->id] = ib_inc_rkey(path->chunk_rkey[io->id]);
 
 	if (io->dir == IBTRS_CLT_READ) {
 		if (!is_msg) {
@@ -389,7 +419,7 @@ static noinline void ibtrs_clt_recv_msg(struct ibtrs_clt_iu *iu,
 	if (con->cid)
 		ibtrs_clt_path_fail(path, "INFO_RSP not on connection 0");
 	else if (m->msg_type == TRS_MSG_KEYS)
-		ibtrs_clt_keys(path);
+		ibtrs_clt_keys(path, msg, m->len);
 	else
 		ibtrs_clt_info_rsp(path, msg, m->len);
 }
@@ -813,7 +843,7 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	wr->wr.num_sge = nsge;
 	/* pushed data right-aligned before the header: one WRITE for both */
 	wr->remote_addr = slot + sess->chunk_size - push_len;
-	wr->rkey = path->info.pool_rkey;
+	wr->rkey = path->rekey ? path->chunk_rkey[io->id] : path->info.pool_rkey;
 	if (nsge > path->max_sge) {
 		struct ib_rdma_wr *data_wr = &io->data_wr;
 

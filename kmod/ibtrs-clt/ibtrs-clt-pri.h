@@ -382,6 +382,14 @@ struct ibtrs_clt_io {
  * @info_err: its result.
  * @params: the server's accept.
  * @info: the server's INFO_RSP.
+ * @rekey: the server re-keys its chunks per IO (chunk_mode rekey, this
+ *	join's INFO_RSP had TRS_INFO_F_REKEY): chunk i is written with
+ *	@chunk_rkey[i], which every answer of chunk i on this path replaces
+ *	with ib_inc_rkey() of it.
+ * @chunk_rkey: queue_depth keys (allocated at the first rekey join); an
+ *	entry is written by the answer of its chunk and read by the chunk's
+ *	next request, ordered by the chunk's release in between.
+ * @keys_got: chunks whose first key the KEYS messages of this join gave.
  * @max_sge: send SGEs every connection has.
  * @lock: @hb, @hb_rtt_us, @lat_ewma.
  * @hb: heartbeat state (trs/common/hb.c).
@@ -425,6 +433,9 @@ struct ibtrs_clt_path {
 	int info_err;
 	struct trs_conn_params params;
 	struct trs_info info;
+	bool rekey;
+	u32 *chunk_rkey;
+	u32 keys_got;
 	u32 max_sge;
 	spinlock_t lock;	/* @hb, @hb_rtt_us, @lat_ewma */
 	struct trs_hb hb;

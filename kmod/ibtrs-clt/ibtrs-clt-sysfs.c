@@ -438,6 +438,15 @@ static ssize_t path_write_mode_show(struct kobject *kobj,
 			  trs_write_mode_name(to_clt_path(kobj)->write_mode));
 }
 
+/* the server's chunk exposure on this path's last join (static or rekey) */
+static ssize_t path_chunk_mode_show(struct kobject *kobj,
+				    struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  trs_chunk_mode_name(READ_ONCE(to_clt_path(kobj)->rekey) ?
+					      TRS_CHUNK_REKEY : TRS_CHUNK_STATIC));
+}
+
 static ssize_t path_hb_rtt_us_show(struct kobject *kobj,
 				   struct kobj_attribute *attr, char *buf)
 {
@@ -537,6 +546,8 @@ static struct kobj_attribute path_inval_mode_attr =
 	__ATTR(inval_mode, 0444, path_inval_mode_show, NULL);
 static struct kobj_attribute path_write_mode_attr =
 	__ATTR(write_mode, 0444, path_write_mode_show, NULL);
+static struct kobj_attribute path_chunk_mode_attr =
+	__ATTR(chunk_mode, 0444, path_chunk_mode_show, NULL);
 static struct kobj_attribute path_reconnect_attr = __ATTR_WO(reconnect);
 static struct kobj_attribute path_remove_path_attr = __ATTR_WO(remove_path);
 
@@ -552,6 +563,7 @@ static struct attribute *ibtrs_clt_path_attrs[] = {
 	&path_mr_mode_attr.attr,
 	&path_inval_mode_attr.attr,
 	&path_write_mode_attr.attr,
+	&path_chunk_mode_attr.attr,
 	&path_sig_reqs_attr.attr.attr,
 	&path_poll_cqes_attr.attr.attr,
 	&path_hb_sent_attr.attr.attr,
@@ -573,6 +585,7 @@ static void ibtrs_clt_path_release(struct kobject *kobj)
 	struct ibtrs_clt_path *path = to_clt_path(kobj);
 
 	free_percpu(path->stats);
+	kfree(path->chunk_rkey);
 	kfree(path->cons);
 	kfree(path);
 }

@@ -28,7 +28,7 @@ static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op,
 			       struct ibtrs_srv_con *con, int status, u32 len)
 {
 	struct ib_send_wr *rsp_wr = &op->rsp_wr;
-	const struct ib_send_wr *first = rsp_wr;
+	struct ib_send_wr *first = rsp_wr;
 	u32 imm;
 	int ret;
 
@@ -95,6 +95,9 @@ static int ibtrs_srv_post_resp(struct ibtrs_srv_op *op,
 		rsp_wr->sg_list = NULL;
 		rsp_wr->num_sge = 0;
 	}
+	/* chunk_mode rekey: the IO's key dies before anything of the answer */
+	if (path->rekey)
+		first = ibtrs_srv_rekey_wrs(op, path, first);
 	ret = ib_post_send(con->qp, first, NULL);
 	if (!ret)
 		this_cpu_inc(path->stats->rsps);
@@ -545,6 +548,11 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	struct ib_reg_wr reg_wr = {};
 	struct ib_sge sge;
 	struct trs_info info = {};
+	struct ib_send_wr *head = &reg_wr.wr;
+	/* chunk_mode rekey: every chunk's registration and the KEYS first */
+	struct ib_reg_wr *regs = NULL;
+	struct ib_send_wr *key_wrs = NULL;
+	struct ib_sge *key_sges = NULL;
 	const char *why = "";
 	bool first;
 	int err, n;
@@ -581,9 +589,10 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	info.chunk_size = ctx->params.chunk_size;
 	info.slot_size = ctx->slot_size;
 	info.pool_addr = path->mr->iova;
-	info.pool_rkey = path->mr->rkey;
+	/* under rekey the pool has no remote key: each chunk has its own */
+	info.pool_rkey = path->rekey ? 0 : path->mr->rkey;
 	/* pulled writes (write_mode pull) on connections that offer READs */
-	info.flags = TRS_INFO_F_PULL;
+	info.flags = TRS_INFO_F_PULL | (path->rekey ? TRS_INFO_F_REKEY : 0);
 	trs_info_rsp_encode(con->txb.buf, &info);
 	ib_dma_sync_single_for_device(path->dev, con->txb.dma,
 				      sizeof(struct trs_msg_info_rsp),
@@ -595,7 +604,8 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	reg_wr.wr.next = &send_wr;
 	reg_wr.mr = path->mr;
 	reg_wr.key = path->mr->rkey;
-	reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	reg_wr.access = IB_ACCESS_LOCAL_WRITE |
+			(path->rekey ? 0 : IB_ACCESS_REMOTE_WRITE);
 	sge.addr = con->txb.dma;
 	sge.length = sizeof(struct trs_msg_info_rsp);
 	sge.lkey = path->pd->local_dma_lkey;
@@ -604,13 +614,28 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	send_wr.send_flags = IB_SEND_SIGNALED;
 	send_wr.sg_list = &sge;
 	send_wr.num_sge = 1;
+	if (path->rekey) {
+		u32 nmsgs = ibtrs_srv_rekey_nmsgs(sess->queue_depth);
+
+		regs = kcalloc(sess->queue_depth, sizeof(*regs), GFP_KERNEL);
+		key_wrs = kcalloc(nmsgs, sizeof(*key_wrs), GFP_KERNEL);
+		key_sges = kcalloc(nmsgs, sizeof(*key_sges), GFP_KERNEL);
+		head = regs && key_wrs && key_sges ?
+		       ibtrs_srv_rekey_join(path, con, regs, key_wrs, key_sges,
+					    &reg_wr.wr) : ERR_PTR(-ENOMEM);
+		if (IS_ERR(head)) {
+			ibtrs_srv_path_fail(path, "chunk_mode rekey: no keys: %ld",
+					    PTR_ERR(head));
+			goto out_free_rekey;
+		}
+	}
 
 	spin_lock_irq(&sess->lock);
 	if (path->closed) {
 		spin_unlock_irq(&sess->lock);
-		return;
+		goto out_free_rekey;
 	}
-	err = ib_post_send(con->qp, &reg_wr.wr, NULL);
+	err = ib_post_send(con->qp, head, NULL);
 	if (!err) {
 		path->joined = true;
 		ibtrs_srv_hb_start(path);
@@ -624,7 +649,7 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 	spin_unlock_irq(&sess->lock);
 	if (err) {
 		ibtrs_srv_path_fail(path, "posting INFO_RSP: %d", err);
-		return;
+		goto out_free_rekey;
 	}
 	/* for the log: the paths that joined, this one included */
 	n = 0;
@@ -633,8 +658,14 @@ static void ibtrs_srv_info_req(struct ibtrs_srv_con *con, const void *msg,
 		n += READ_ONCE(p->joined) &&
 		     !test_bit(IBTRS_PATH_FAILED, &p->flags);
 	mutex_unlock(&ctx->mutex);
-	pr_info("sess %s: path from %s joined (%d path%s)\n", sess->name,
-		path->addr, n, n > 1 ? "s" : "");
+	pr_info("sess %s: path from %s joined (%d path%s%s)\n", sess->name,
+		path->addr, n, n > 1 ? "s" : "",
+		path->rekey ? ", chunk_mode rekey" : "");
+out_free_rekey:
+	/* posted work requests were copied into the send queue */
+	kfree(key_sges);
+	kfree(key_wrs);
+	kfree(regs);
 }
 
 /*

@@ -96,11 +96,14 @@ static int ibtrs_srv_con_create(struct ibtrs_srv_con *con)
 	struct ib_device *dev = path->dev;
 	u32 qd = path->sess->queue_depth;
 	/*
-	 * per IO: the RDMA_WRITE of read data + the answer; the entries of
-	 * answers not retired yet (one in IBTRS_SIG_EVERY is signaled);
-	 * + HB, INFO, REG
+	 * per IO: the RDMA_WRITE of read data (or a pulled write's READ) +
+	 * the answer, + LOCAL_INV and REG_MR under chunk_mode rekey; the
+	 * entries of answers not retired yet (one in IBTRS_SIG_EVERY is
+	 * signaled); + HB, INFO, REG, and a rekey join's REG_MR per chunk and
+	 * its KEYS (fewer than the per-IO entries)
 	 */
-	u32 sq = 2 * (qd + IBTRS_SIG_EVERY) + 16;
+	u32 per_io = path->rekey ? 4 : 2;
+	u32 sq = per_io * (qd + IBTRS_SIG_EVERY) + 16;
 	/* per IO: the client's WRITE_WITH_IMM; + HB, INFO_REQ, a repost batch */
 	u32 rq = qd + IBTRS_RX_EXTRA + IBTRS_RX_BATCH;
 	u32 i;
@@ -199,11 +202,13 @@ static int ibtrs_srv_path_map_pool(struct ibtrs_srv_path *path)
 	}
 	if (ib_map_mr_sg(path->mr, path->sgt.sgl, n, NULL, bsize) != n)
 		return -EINVAL;
-	return 0;
+	/* chunk_mode rekey: an MR of its own for each chunk */
+	return path->rekey ? ibtrs_srv_rekey_alloc(path) : 0;
 }
 
 static void ibtrs_srv_path_unmap_pool(struct ibtrs_srv_path *path)
 {
+	ibtrs_srv_rekey_free(path);
 	if (path->mr)
 		ib_dereg_mr(path->mr);
 	if (path->sg_mapped)
@@ -370,6 +375,7 @@ ibtrs_srv_path_create(struct ibtrs_srv_sess *sess,
 	path->dev = id->device;
 	/* rxe maps nothing: no chunk syncs */
 	path->need_sync = !ib_uses_virt_dma(path->dev);
+	path->rekey = READ_ONCE(ibtrs_srv_chunk_mode) == TRS_CHUNK_REKEY;
 	path->reg_cqe.done = ibtrs_srv_reg_done;
 	path->hb_cqe.done = ibtrs_srv_hb_done;
 	INIT_DELAYED_WORK(&path->hb_work, ibtrs_srv_hb_work);

@@ -90,6 +90,9 @@ enum ibtrs_srv_op_state {
  * @pull_cqe: completion of the pulled write's RDMA READ (signaled): the
  *	write goes to the user from there.
  * @rsp_wr: the answer.
+ * @inv_wr: chunk_mode rekey: the LOCAL_INV of the chunk's key, in front
+ *	of @reg_wr, in front of the answer (ibtrs-srv-rekey.c).
+ * @reg_wr: chunk_mode rekey: the chunk's REG_MR with its next key.
  * @data_sge: see @data_wr.
  * @rsp_sge: see @data_wr.
  */
@@ -106,6 +109,8 @@ struct ibtrs_srv_op {
 	struct trs_io_req_info req;
 	struct ib_rdma_wr data_wr;
 	struct ib_send_wr rsp_wr;
+	struct ib_send_wr inv_wr;
+	struct ib_reg_wr reg_wr;
 	struct ib_sge data_sge;
 	struct ib_sge rsp_sge;
 	struct ib_cqe pull_cqe;
@@ -174,12 +179,14 @@ struct ibtrs_srv_con {
  * @rsps: answers posted.
  * @sig_rsps: answers posted signaled.
  * @pulls: RDMA READs posted for pulled writes (write_mode pull).
+ * @rekeys: chunk re-keys posted with answers (chunk_mode rekey).
  */
 struct ibtrs_srv_stats {
 	u64 reqs;
 	u64 rsps;
 	u64 sig_rsps;
 	u64 pulls;
+	u64 rekeys;
 };
 
 enum {
@@ -200,7 +207,14 @@ enum {
  * @sg_mapped: entries ib_dma_map_sg() returned, 0 if not mapped.
  * @blk_dma: the device address of each pool block (for the DMA syncs of
  *	a chunk: ibtrs_srv_sync_chunk()).
- * @mr: the session's pool, registered on @pd (LOCAL_WRITE | REMOTE_WRITE).
+ * @mr: the session's pool, registered on @pd (LOCAL_WRITE | REMOTE_WRITE;
+ *	LOCAL_WRITE only under chunk_mode rekey).
+ * @rekey: chunk_mode rekey (the module parameter when the path was made):
+ *	each chunk is reachable only through @chunk_mr[id], re-keyed with
+ *	every answer (ibtrs-srv-rekey.c).
+ * @chunk_mr: queue_depth MRs, one over each chunk's slot (rekey only).
+ * @keys_buf: the KEYS messages of the join (rekey only).
+ * @rekey_cqe: completion of the chunks' LOCAL_INV and REG_MR (errors only).
  * @reg_cqe: completion of the pool registration (errors only).
  * @hb_cqe: completion of heartbeats and their acks.
  * @hb: heartbeat state (trs/common/hb.c), under the session's lock.
@@ -236,6 +250,10 @@ struct ibtrs_srv_path {
 	int sg_mapped;
 	u64 *blk_dma;
 	struct ib_mr *mr;
+	bool rekey;
+	struct ib_mr **chunk_mr;
+	struct ibtrs_dma_buf keys_buf;
+	struct ib_cqe rekey_cqe;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe hb_cqe;
 	struct trs_hb hb;
@@ -361,7 +379,14 @@ static inline u64 ibtrs_srv_stat_off(const struct ibtrs_srv_path *path,
 #define ibtrs_srv_stat(path, field)	\
 	ibtrs_srv_stat_off(path, offsetof(struct ibtrs_srv_stats, field))
 
+/* KEYS messages of a path of @qd chunks (chunk_mode rekey) */
+static inline u32 ibtrs_srv_rekey_nmsgs(u32 qd)
+{
+	return DIV_ROUND_UP(qd, TRS_KEYS_PER_MSG);
+}
+
 /* ibtrs-srv.c */
+extern int ibtrs_srv_chunk_mode;
 extern uint ibtrs_srv_max_sessions;
 extern uint ibtrs_srv_max_sessions_per_addr;
 __printf(2, 3)
@@ -388,4 +413,16 @@ void ibtrs_srv_hb_work(struct work_struct *work);
 void ibtrs_srv_wr_error(struct ibtrs_srv_path *path, struct ib_wc *wc,
 			const char *op);
 int ibtrs_srv_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev);
+/* ibtrs-srv-rekey.c */
+int ibtrs_srv_rekey_alloc(struct ibtrs_srv_path *path);
+void ibtrs_srv_rekey_free(struct ibtrs_srv_path *path);
+struct ib_send_wr *ibtrs_srv_rekey_join(struct ibtrs_srv_path *path,
+					struct ibtrs_srv_con *con,
+					struct ib_reg_wr *regs,
+					struct ib_send_wr *sends,
+					struct ib_sge *sges,
+					struct ib_send_wr *next);
+struct ib_send_wr *ibtrs_srv_rekey_wrs(struct ibtrs_srv_op *op,
+				       struct ibtrs_srv_path *path,
+				       struct ib_send_wr *next);
 #endif /* IBTRS_SRV_PRI_H */

@@ -52,11 +52,11 @@ module_param(hb_missed_max, uint, 0444);
 MODULE_PARM_DESC(hb_missed_max, "silent intervals before a path fails (default 3)");
 
 /*
- * chunk_mode: the shared names (trs/common/modes.c); this server keeps one
- * key per path for the pool (static) and refuses rekey by name, with the
- * reason, failing the load.
+ * chunk_mode: the shared names (trs/common/modes.c): static (one key per
+ * path for the pool) or rekey (a key per chunk, re-keyed with every
+ * answer: ibtrs-srv-rekey.c); taken by each path when it is made.
  */
-static int chunk_mode = TRS_CHUNK_STATIC;
+int ibtrs_srv_chunk_mode = TRS_CHUNK_STATIC;
 
 static int ibtrs_srv_chunk_mode_set(const char *val,
 				    const struct kernel_param *kp)
@@ -83,8 +83,9 @@ static const struct kernel_param_ops ibtrs_srv_chunk_mode_ops = {
 	.set = ibtrs_srv_chunk_mode_set,
 	.get = ibtrs_srv_chunk_mode_get,
 };
-module_param_cb(chunk_mode, &ibtrs_srv_chunk_mode_ops, &chunk_mode, 0444);
-MODULE_PARM_DESC(chunk_mode, "static (default: one key per path for the chunk pool); rekey is the userspace server's and refused here");
+module_param_cb(chunk_mode, &ibtrs_srv_chunk_mode_ops, &ibtrs_srv_chunk_mode,
+		0444);
+MODULE_PARM_DESC(chunk_mode, "static (default: one key per path for the chunk pool) or rekey (a key per chunk, replaced after every IO)");
 
 /*
  * Every session pins its chunk pool (queue_depth * (chunk_size + 4 KiB))
@@ -466,9 +467,14 @@ static int ibtrs_srv_show_sess(struct ibtrs_srv_sess *sess, char *buf, int at)
 				    ibtrs_srv_stat(path, rsps), path->deferred);
 		at += sysfs_emit_at(buf, at, " hb_sent=%llu recon_cnt=%u",
 				    path->hb_sent, path->recon_cnt);
-		at += sysfs_emit_at(buf, at, " sig_rsps=%llu pulls=%llu\n",
+		at += sysfs_emit_at(buf, at, " sig_rsps=%llu pulls=%llu",
 				    ibtrs_srv_stat(path, sig_rsps),
 				    ibtrs_srv_stat(path, pulls));
+		at += sysfs_emit_at(buf, at, " chunk_mode=%s rekeys=%llu\n",
+				    trs_chunk_mode_name(path->rekey ?
+							TRS_CHUNK_REKEY :
+							TRS_CHUNK_STATIC),
+				    ibtrs_srv_stat(path, rekeys));
 	}
 	spin_unlock_irq(&sess->lock);
 	return at;

@@ -129,10 +129,9 @@ static int trs_mode_parse(const char *s, const char *const *names, int n,
 
 int trs_chunk_mode_parse(const char *s, int impl, const char **why)
 {
-	return trs_mode_parse(s, trs_chunk_names, TRS_CHUNK_MAX, impl,
-			      TRS_CHUNK_REKEY, "the kernel server does not re-key "
-			      "its chunks (not implemented; the library's server "
-			      "does)", "chunk_mode is static or rekey", why);
+	/* both servers re-key (windows in the library, FRWR in the kernel) */
+	return trs_mode_parse(s, trs_chunk_names, TRS_CHUNK_MAX, impl, -1, NULL,
+			      "chunk_mode is static or rekey", why);
 }
 
 const char *trs_write_mode_name(int m)

@@ -8,8 +8,7 @@
 #    frwr/local and the unsafe frwr/none, global/remote and global/none,
 #    against both servers as well;
 #  - the daemon with chunk_mode rekey: the engine in mw/remote, bounce/none
-#    and global/none; the kernel client's map refused, naming the mode; the
-#    kernel server's chunk_mode=rekey refused at load, naming the mode.
+#    and global/none (the kernel modules' chunk_mode rekey: test 048).
 # Each job writes and reads back 4k and 64k blocks (randrw, QD8) and must
 # end with err=0; each pair also reports its modes (the engine's report
 # line, the kernel path's paths line), so a mode that silently fell back
@@ -79,8 +78,7 @@ done
 kfio_modes daemon
 stop_server || die "ibnbd-serverd exited with $?"
 
-# 1b. the daemon with chunk_mode rekey: the engine in three modes; the
-# kernel client, which does not follow re-keyed chunks, is refused by name
+# 1b. the daemon with chunk_mode rekey: the engine in three modes
 start_server --chunk-mode rekey
 for m in mw/remote bounce/none global/none; do
 	for p in 1 2; do
@@ -88,24 +86,9 @@ for m in mw/remote bounce/none global/none; do
 	done
 done
 grep -q 'chunk_mode rekey' "$SRV_LOG" || die "the daemon did not log chunk_mode rekey"
-kclt_load
-if echo "sessname=k-rekey$(kclt_paths 1) device_path=nullb0" >"$KCLT_CTL/map_device" 2>/dev/null; then
-	die "the kernel client mapped a device of a rekey server"
-fi
-kmsgs | grep -q 'chunk_mode rekey), which the kernel client does not do' ||
-	die "no named refusal of chunk_mode rekey: $(kmsgs | tail -3)"
-log "kernel client against the rekey daemon: refused by name"
-kclt_unload
 stop_server || die "ibnbd-serverd exited with $?"
 
-# 2. the kernel server (which refuses chunk_mode rekey by name)
-modprobe rdma_cm || die "modprobe rdma_cm"
-if command insmod "$KB/ibtrs-server.ko" chunk_mode=rekey 2>/dev/null; then
-	rmmod ibtrs_server
-	die "ibtrs-server loaded with chunk_mode=rekey"
-fi
-kmsgs | grep -q "ibtrs_server: chunk_mode 'rekey': the kernel server does not re-key" ||
-	die "no named refusal of chunk_mode=rekey: $(kmsgs | tail -3)"
+# 2. the kernel server
 kmod_load chunk_mode=static
 for m in $ENGINE_MODES; do
 	for p in 1 2; do
