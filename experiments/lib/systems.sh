@@ -311,9 +311,36 @@ _ksrv_load() {
 	[ -f "$kb/ibtrs-server.ko" ] || ex_die "$kb/ibtrs-server.ko not built (make)"
 	sys_nullblk_up
 	modprobe rdma_cm
-	insmod "$kb/ibtrs-server.ko" port=$EX_KSRV_PORT || ex_die "insmod ibtrs-server failed"
+	insmod "$kb/ibtrs-server.ko" port=$EX_KSRV_PORT ${EX_KSRV_PARAMS:-} ||
+		ex_die "insmod ibtrs-server ${EX_KSRV_PARAMS:-} failed"
 	insmod "$kb/ibnbd-server.ko" dev_search_path=/dev || ex_die "insmod ibnbd-server failed"
 	_ksrv_loaded=1
+}
+# _kclt_unload: the kernel client's device unmapped, its modules unloaded
+# (those that are loaded).
+_kclt_unload() {
+	if [ -n "${EX_IBNBD1_DEV:-}" ]; then
+		echo normal >"/sys/class/ibnbd-client/ctl/devices/$EX_IBNBD1_DEV/unmap_device" ||
+			ex_die "ibnbd unmap $EX_IBNBD1_DEV failed"
+		EX_IBNBD1_DEV=
+	fi
+	if [ -d /sys/module/ibnbd_client ]; then rmmod ibnbd_client || ex_die "cannot unload ibnbd-client"; fi
+	if [ -d /sys/module/ibtrs_client ]; then rmmod ibtrs_client || ex_die "cannot unload ibtrs-client"; fi
+}
+# _ksrv_mode CHUNK_MODE: the kernel server in chunk_mode static or rekey.
+# ibtrs-server's chunk_mode is a load-time parameter: when the loaded one
+# differs, the kernel client (whose device holds a session) and both server
+# modules are unloaded and the servers loaded again with it; the next
+# sys_ibnbd1_up maps the device again.
+_ksrv_mode() {	# CHUNK_MODE
+	local p=/sys/module/ibtrs_server/parameters/chunk_mode
+	[ $_ksrv_loaded = 1 ] && [ "$(cat $p 2>/dev/null)" = "$1" ] && return 0
+	_kclt_unload
+	if [ -d /sys/module/ibnbd_server ]; then rmmod ibnbd_server || ex_die "cannot unload ibnbd-server"; fi
+	if [ -d /sys/module/ibtrs_server ]; then rmmod ibtrs_server || ex_die "cannot unload ibtrs-server"; fi
+	_ksrv_loaded=0
+	EX_KSRV_PARAMS="chunk_mode=$1" _ksrv_load
+	[ "$(cat $p)" = "$1" ] || ex_die "ibtrs-server is in chunk_mode $(cat $p), not $1"
 }
 sys_ibnbd1_up() {
 	local kb=$TB_TOP/build/kmod ctl=/sys/class/ibnbd-client/ctl before d t
@@ -349,21 +376,17 @@ _ibnbd_mode() {	# MR INVAL [WRITE_MODE]
 	[ "$(cat $p/mr_mode 2>/dev/null)" = "$1" ] &&
 		[ "$(cat $p/inval_mode 2>/dev/null)" = "$2" ] &&
 		[ "$(cat $p/write_mode 2>/dev/null)" = "$wm" ] && return 0
-	if [ -n "${EX_IBNBD1_DEV:-}" ]; then
-		echo normal >"/sys/class/ibnbd-client/ctl/devices/$EX_IBNBD1_DEV/unmap_device" ||
-			ex_die "ibnbd unmap $EX_IBNBD1_DEV failed"
-		EX_IBNBD1_DEV=
-	fi
-	rmmod ibnbd_client && rmmod ibtrs_client || ex_die "cannot unload the kernel client"
+	_kclt_unload
 	EX_KCLT_PARAMS="mr_mode=$1 inval_mode=$2 write_mode=$wm" sys_ibnbd1_up
 	[ "$(cat $p/mr_mode)/$(cat $p/inval_mode)/$(cat $p/write_mode)" = "$1/$2/$wm" ] ||
 		ex_die "ibtrs-client is in $(cat $p/mr_mode)/$(cat $p/inval_mode)/$(cat $p/write_mode), not $1/$2/$wm"
 }
-_ex_def_ibnbd_mode() {	# NAME MR INVAL [WRITE_MODE]
-	local sfx=
+_ex_def_ibnbd_mode() {	# NAME MR INVAL [WRITE_MODE [CHUNK_MODE]]
+	local sfx= cm=${5:-static}
 	[ "${4:-push}" = pull ] && sfx=+pull
+	[ "$cm" = rekey ] && sfx=$sfx+rekey
 	eval "sys_$1_up() { sys_ibnbd1_up; }
-sys_$1_pre() { _ibnbd_mode $2 $3 ${4:-push}; }
+sys_$1_pre() { _ksrv_mode $cm && _ibnbd_mode $2 $3 ${4:-push}; }
 sys_$1_fio() { sys_ibnbd1_fio; }
 sys_$1_iosrc() { sys_ibnbd1_iosrc; }
 sys_$1_desc() { echo \"ibnbd 1 - $2 $3$sfx\"; }"
@@ -371,6 +394,9 @@ sys_$1_desc() { echo \"ibnbd 1 - $2 $3$sfx\"; }"
 for _m in frwr_remote frwr_local frwr_none global_remote global_none; do
 	_ex_def_ibnbd_mode "ibnbd1_$_m" "${_m%_*}" "${_m#*_}"
 	_ex_def_ibnbd_mode "ibnbd1pull_$_m" "${_m%_*}" "${_m#*_}" pull
+	# ibnbd1r_<mr>_<inval>: against the kernel server in chunk_mode rekey
+	# (reported as <inval>+rekey, as rnbd's always_invalidate=Y)
+	_ex_def_ibnbd_mode "ibnbd1r_$_m" "${_m%_*}" "${_m#*_}" push rekey
 done
 unset _m
 sys_ibtrsk1_up() { _ksrv_load; [ -e "$TB_TOP/fio-engine/build/ibtrs.so" ] || ex_die "fio engine not built"; }
@@ -381,6 +407,16 @@ sys_ibtrsk1_fio() {
 }
 sys_ibtrsk1_iosrc() { _ibtrs_iosrc "$1"; }
 sys_ibtrsk1_desc() { echo "ibtrs-fio/kernel-srv 1 - $EX_IBTRS_MR $EX_IBTRS_INVAL"; }
+# E02: the engine's modes against the kernel server in chunk_mode static
+# (ibtrsk1_<mr>_<inval>) and rekey (ibtrsk1r_<mr>_<inval>, reported as
+# <inval>+rekey); the server reloads when the loaded chunk_mode differs.
+for _m in mw_remote mw_local reg_local bounce_remote bounce_none global_none; do
+	eval "sys_ibtrsk1_${_m}_pre() { _ksrv_mode static; }"
+	_ex_def_ibtrs_mode "ibtrsk1r_$_m" ibtrsk1 "${_m%_*}" "${_m#*_}"
+	eval "sys_ibtrsk1r_${_m}_pre() { _ksrv_mode rekey; }
+sys_ibtrsk1r_${_m}_desc() { echo \"ibtrs-fio/kernel-srv 1 - ${_m%_*} ${_m#*_}+rekey\"; }"
+done
+unset _m
 
 # The same two with the engine's busy-poll mode (--poll=1): ibtrs1p against
 # ibnbd-serverd, ibtrsk1p against the kernel server.
