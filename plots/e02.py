@@ -23,17 +23,8 @@ from plot import COLOURS, num, save, wl_key, wl_name  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                 "experiments", "lib"))
-from report_e02 import load  # noqa: E402
+from report_e02 import IMPL_ORDER, UNSAFE, load, reference  # noqa: E402
 
-# (implementation, secure modes, unsafe mode) of each system, as systems.txt
-# names them: the ratio figure takes the first secure mode the run has (the
-# fully secure one, chunk_mode rekey for ours, else the secure default).
-PAIRS = [("nvme-rdma", [("frwr", "remote")], ("global", "none")),
-         ("rnbd", [("frwr", "remote+rekey")], ("frwr", "remote")),
-         ("ibnbd", [("frwr", "remote+rekey"), ("frwr", "remote")], ("global", "none")),
-         ("ibtrs-fio", [("mw", "remote+rekey"), ("mw", "remote")], ("global", "none")),
-         ("ibtrs-fio/kernel-srv", [("mw", "remote+rekey"), ("mw", "remote")],
-          ("global", "none"))]
 # The modes that end the server's access with the IO (the rest are hatched):
 # for rnbd only always_invalidate=Y re-keys its server chunks too.
 SAFE = {"nvme-rdma": {("frwr", "remote")}, "rnbd": {("frwr", "remote+rekey")},
@@ -65,8 +56,8 @@ def newest(results, want=lambda rows: True):
 
 
 def full_study(rows):
-    """Every implementation of PAIRS is in the run (not a run of a subset)."""
-    return {p[0] for p in PAIRS} <= {r["impl"] for r in rows}
+    """Every implementation of IMPL_ORDER is in the run (not a run of a subset)."""
+    return set(IMPL_ORDER) <= {r["impl"] for r in rows}
 
 
 def has_pull(rows):
@@ -74,8 +65,7 @@ def has_pull(rows):
 
 
 def impl_order(impl):
-    names = [p[0] for p in PAIRS]
-    return names.index(impl) if impl in names else 99
+    return IMPL_ORDER.index(impl) if impl in IMPL_ORDER else 99
 
 
 def fig_cost(run, rows, out):
@@ -118,12 +108,14 @@ def fig_ratio(run, rows, out):
         return None
     wls = sorted({wl_name(r) + " " + r["bs"] for r in rows},
                  key=lambda w: (w.split()[2] != "4k", wl_key(" ".join(w.split()[:2]))))
+    # each system's reference (report_e02's: its fully secure mode when the
+    # run has it, else its secure default) over its unsafe mode
     impls = []
-    for impl, secs, uns in PAIRS:
+    for impl in IMPL_ORDER:
         have = {(r["mr"], r["inval"]) for r in rows if r["impl"] == impl}
-        sec = next((m for m in secs if m in have), None)
-        if sec and uns in have:
-            impls.append((impl, sec, uns))
+        sec = reference(rows, impl)
+        if sec in have and UNSAFE[impl] in have:
+            impls.append((impl, sec, UNSAFE[impl]))
     fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(wls) * len(impls) / 2), 4))
     width = 0.8 / max(len(impls), 1)
     drawn = False

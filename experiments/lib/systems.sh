@@ -316,6 +316,14 @@ _ksrv_load() {
 	insmod "$kb/ibnbd-server.ko" dev_search_path=/dev || ex_die "insmod ibnbd-server failed"
 	_ksrv_loaded=1
 }
+# _rmmod_loaded MODULE...: each that is loaded unloaded, in order.
+_rmmod_loaded() {
+	local m
+	for m in "$@"; do
+		[ -d "/sys/module/$m" ] || continue
+		rmmod "$m" || ex_die "cannot unload $m"
+	done
+}
 # _kclt_unload: the kernel client's device unmapped, its modules unloaded
 # (those that are loaded).
 _kclt_unload() {
@@ -324,8 +332,7 @@ _kclt_unload() {
 			ex_die "ibnbd unmap $EX_IBNBD1_DEV failed"
 		EX_IBNBD1_DEV=
 	fi
-	if [ -d /sys/module/ibnbd_client ]; then rmmod ibnbd_client || ex_die "cannot unload ibnbd-client"; fi
-	if [ -d /sys/module/ibtrs_client ]; then rmmod ibtrs_client || ex_die "cannot unload ibtrs-client"; fi
+	_rmmod_loaded ibnbd_client ibtrs_client
 }
 # _ksrv_mode CHUNK_MODE: the kernel server in chunk_mode static or rekey.
 # ibtrs-server's chunk_mode is a load-time parameter: when the loaded one
@@ -336,8 +343,7 @@ _ksrv_mode() {	# CHUNK_MODE
 	local p=/sys/module/ibtrs_server/parameters/chunk_mode
 	[ $_ksrv_loaded = 1 ] && [ "$(cat $p 2>/dev/null)" = "$1" ] && return 0
 	_kclt_unload
-	if [ -d /sys/module/ibnbd_server ]; then rmmod ibnbd_server || ex_die "cannot unload ibnbd-server"; fi
-	if [ -d /sys/module/ibtrs_server ]; then rmmod ibtrs_server || ex_die "cannot unload ibtrs-server"; fi
+	_rmmod_loaded ibnbd_server ibtrs_server
 	_ksrv_loaded=0
 	EX_KSRV_PARAMS="chunk_mode=$1" _ksrv_load
 	[ "$(cat $p)" = "$1" ] || ex_die "ibtrs-server is in chunk_mode $(cat $p), not $1"
