@@ -15,7 +15,8 @@
 #   PASS: fuzz/<h> (N execs, cov C, ft F, corpus U units, S s)
 #   FAIL: fuzz/<h>: <the sanitizer's or invariant's summary> (input: <file>)
 # and a crash's input is kept under build/fuzz/artifacts/<h>/; replay it
-# with build/fuzz/fuzz_<h> <file>. Fuzzers run under nice -n FUZZ_NICE (10).
+# with build/fuzz/fuzz_<h> <file>. Fuzzers run under nice -n FUZZ_NICE (10),
+# FUZZ_JOBS (one per CPU) at a time, each for its whole share.
 # Exit status 1 if anything failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,7 +58,7 @@ bins=()
 for h in $harnesses; do
 	bins+=("$b/fuzz_$h")
 done
-if ! make -C "$here" -k "${bins[@]}" >"$b/build.log" 2>&1; then
+if ! make -j"$(nproc)" -C "$here" -k "${bins[@]}" >"$b/build.log" 2>&1; then
 	grep -E 'error|Error' "$b/build.log" | head -20
 fi
 
@@ -93,12 +94,14 @@ fi
 . "$here/budget.sh"
 
 [ $check = 1 ] || printf "%-12s %12s %6s %6s %8s %6s\n" harness execs cov ft corpus secs >"$b/summary.txt"
-for h in $harnesses; do
-	bin=$b/fuzz_$h
+# fuzz_one HARNESS: fuzz one harness; its PASS/FAIL line goes to
+# $b/$h.result, its summary row (make fuzz) to $b/$h.row.
+fuzz_one() {
+	local h=$1 bin=$b/fuzz_$1 work art log dict hs t0 frc t execs last cov ft units why input
+	: >"$b/$h.row"
 	if [ ! -x "$bin" ]; then
-		echo "FAIL: fuzz/$h: not built (see $b/build.log)"
-		rc=1
-		continue
+		echo "FAIL: fuzz/$h: not built (see $b/build.log)" >"$b/$h.result"
+		return
 	fi
 	if [ $check = 1 ]; then
 		work=$b/check/$h
@@ -127,15 +130,32 @@ for h in $harnesses; do
 	ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
 	units=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' <<<"$last")
 	if [ $frc -eq 0 ] && ! grep -qE '^SUMMARY:|FUZZ INVARIANT FAILED' "$log"; then
-		echo "PASS: fuzz/$h (${execs:-?} execs, cov ${cov:-?}, ft ${ft:-?}, corpus ${units:-?} units, $t s)"
-		[ $check = 1 ] || printf "%-12s %12s %6s %6s %8s %6s\n" "$h" "${execs:-?}" \
-			"${cov:-?}" "${ft:-?}" "${units:-?}" "$t" >>"$b/summary.txt"
+		echo "PASS: fuzz/$h (${execs:-?} execs, cov ${cov:-?}, ft ${ft:-?}, corpus ${units:-?} units, $t s)" >"$b/$h.result"
+		printf "%-12s %12s %6s %6s %8s %6s\n" "$h" "${execs:-?}" \
+			"${cov:-?}" "${ft:-?}" "${units:-?}" "$t" >"$b/$h.row"
 	else
 		why=$(grep -m1 -E '^SUMMARY:|FUZZ INVARIANT FAILED|==ERROR' "$log")
 		input=$(sed -n 's/.*Test unit written to \(.*\)/\1/p' "$log" | tail -1)
-		echo "FAIL: fuzz/$h: ${why:-exit status $frc} (input: ${input:-none}; log: $log)"
-		rc=1
+		echo "FAIL: fuzz/$h: ${why:-exit status $frc} (input: ${input:-none}; log: $log)" >"$b/$h.result"
 	fi
+}
+# FUZZ_JOBS harnesses at a time (default: one per CPU); each keeps its own
+# time budget, so the coverage per harness is what a serial run reaches.
+slots=${FUZZ_JOBS:-$(nproc)}
+for h in $harnesses; do
+	rm -f "$b/$h.result"
+	while [ "$(jobs -rp | wc -l)" -ge "$slots" ]; do wait -n; done
+	fuzz_one "$h" &
+done
+wait
+for h in $harnesses; do
+	if [ -s "$b/$h.result" ]; then
+		cat "$b/$h.result"
+	else
+		echo "FAIL: fuzz/$h: the harness run left no result (log: $b/$h.log)"
+	fi
+	grep -q '^PASS: ' "$b/$h.result" 2>/dev/null || rc=1
+	[ $check = 1 ] || cat "$b/$h.row" >>"$b/summary.txt"
 done
 if [ $check = 0 ]; then
 	echo "--- $(wc -w <<<"$harnesses") harnesses, $secs s each, $(( $(date +%s) - start )) s in all ($b/summary.txt)"

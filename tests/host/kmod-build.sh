@@ -14,7 +14,7 @@ if [ -z "$kver" ] || [ ! -d "/lib/modules/$kver/build" ]; then
 fi
 log=$top/build/kmod-build.log
 make -s -C "$top/kmod" clean >/dev/null 2>&1
-if make -C "$top/kmod" W=1 C=2 >"$log" 2>&1 && ! grep -qE 'warning:|error:' "$log"; then
+if make -j"$(nproc)" -C "$top/kmod" W=1 C=2 >"$log" 2>&1 && ! grep -qE 'warning:|error:' "$log"; then
 	echo "PASS: kmod-build: W=1 C=2 (sparse) clean: $(cd "$top/build/kmod" && ls ./*.ko | tr '\n' ' ')"
 else
 	echo "FAIL: kmod-build: see $log"

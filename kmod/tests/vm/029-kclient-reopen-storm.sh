@@ -26,9 +26,11 @@ setup_nullb
 kmod_load
 kclt_load reconnect_min_ms=300 reconnect_max_ms=600
 kclt_map "sessname=kreo$(kclt_paths 2) device_path=nullb0"
-FIO_TIMEOUT=150
+FIO_TIMEOUT=$((55 * TS + 75))
+# The three restarts take ~30 s here (each at most 1 + 8 + 4 s and the
+# unload and load, or the test fails): 55 s (x the scale) outlasts them.
 kfio_bg storm --rw=randrw --bs=4k --iodepth=64 --numjobs=2 --size=64m \
-	--time_based --runtime=75 --group_reporting
+	--time_based --runtime=$((55 * TS)) --group_reporting
 sleep 3
 for k in 1 2 3; do
 	kill -0 $KFIO_PID 2>/dev/null || die "fio ended before restart $k"
