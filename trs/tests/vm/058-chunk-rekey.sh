@@ -25,6 +25,8 @@ run() {	# run NAME ARGS...
 		echo "PASS: $name: $(grep '^total' "$log" | grep -o 'ios=[0-9]*\|msgs_per_io=[0-9.]*\|errors=[0-9]*' | tr '\n' ' ')"
 	else
 		echo "FAIL: $name"; grep -v '^progress' "$log" | tail -5; fail=1
+		# the server's side of it (why it closed a path, if it did)
+		grep -E ' (WRN|ERR): ' /tmp/trs-srv.log | tail -5 | sed 's/^/  server: /'
 	fi
 	grep -q 'chunk_mode rekey' "$log" ||
 		{ echo "FAIL: $name: the client did not see chunk_mode rekey"; fail=1; }
