@@ -375,8 +375,16 @@ static void trs_srv_connect_request(struct ibtrs_srv_ctx *ctx,
 			goto out_fail;
 		}
 	}
-	rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &tmo,
-			sizeof(tmo));
+	/*
+	 * chunk_mode rekey leaves the ACK timeout to the CM: on rxe a
+	 * retransmission executes a finished re-bind again, which the window
+	 * refuses (its key moved on) and the path fails (PROTOCOL.md 9); the
+	 * CM's longer timeout makes spurious retries rare, as for the kernel
+	 * client. The heartbeat still detects a dead path.
+	 */
+	if (ctx->opts.chunk_mode != IBTRS_CHUNK_REKEY)
+		rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+				&tmo, sizeof(tmo));
 	trs_conn_rsp_encode(&rsp, &params);
 	if (rdma_accept(id, &cp)) {
 		err = -errno;
