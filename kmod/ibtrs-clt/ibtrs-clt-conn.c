@@ -347,6 +347,10 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 				      sess->hdr_area);
 			return -EINVAL;
 		}
+		if (path->mr_mode == IBTRS_CLT_MR_BOUNCE && !sess->bounce) {
+			ibtrs_clt_err(path, "mr_mode bounce on a session sized without a bounce pool\n");
+			return -EINVAL;
+		}
 		if (path->max_sge < sess->max_segs || pages < sess->mr_pages) {
 			ibtrs_clt_err(path, "device takes fewer segments than the session's %u\n",
 				      sess->max_segs);
@@ -390,6 +394,14 @@ static int ibtrs_clt_sess_size(struct ibtrs_clt_path *path)
 	sess->max_segs = min3(path->max_sge, pages, (u32)IBTRS_CLT_MAX_SGE);
 	/* an unaligned buffer of n pages spans n + 1 */
 	sess->max_io = min_t(u32, p->chunk_size, (pages - 1) * PAGE_SIZE);
+	if (path->mr_mode == IBTRS_CLT_MR_BOUNCE) {
+		ret = ibtrs_clt_bounce_alloc(sess, p->queue_depth);
+		if (ret) {
+			ibtrs_clt_err(path, "no memory for a bounce pool of %u x %u bytes\n",
+				      p->queue_depth, sess->max_io);
+			goto out_free;
+		}
+	}
 	WRITE_ONCE(sess->queue_depth, p->queue_depth);
 	sess->sized = true;
 	return 0;

@@ -35,7 +35,7 @@ static enum dma_data_direction ibtrs_clt_io_dma_dir(const struct ibtrs_clt_io *i
 void ibtrs_clt_io_unmap(struct ibtrs_clt_io *io)
 {
 	if (io->nents)
-		ib_dma_unmap_sg(io->path->dev, io->sg, io->sg_cnt,
+		ib_dma_unmap_sg(io->path->dev, io->map_sg, io->map_cnt,
 				ibtrs_clt_io_dma_dir(io));
 	io->nents = 0;
 	io->mr = NULL;
@@ -82,6 +82,8 @@ void ibtrs_clt_io_end(struct ibtrs_clt_io *io, void *batch)
 	int status = io->status;
 
 	ibtrs_clt_io_unmap(io);
+	if (unlikely(io->bounced))
+		ibtrs_clt_bounce_end(io, status);
 	if (unlikely(io->mp_counted))
 		ibtrs_clt_mp_end(io);
 	this_cpu_dec(io->path->stats->inflight);
@@ -716,8 +718,16 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	io->con = con;
 	io->nents = 0;
 	io->mr = NULL;
-	if (io->sg_cnt) {
-		n = ib_dma_map_sg(dev, io->sg, io->sg_cnt,
+	io->map_sg = io->sg;
+	io->map_cnt = io->sg_cnt;
+	if (path->mr_mode == IBTRS_CLT_MR_BOUNCE && io->sg_cnt &&
+	    (io->dir == IBTRS_CLT_READ || pull)) {
+		/* the slot's pages are mapped and registered, not the caller's */
+		io->map_cnt = ibtrs_clt_bounce_prep(io, path);
+		io->map_sg = io->bsg;
+	}
+	if (io->map_cnt) {
+		n = ib_dma_map_sg(dev, io->map_sg, io->map_cnt,
 				  ibtrs_clt_io_dma_dir(io));
 		if (!n)
 			return -ENOMEM;
@@ -760,7 +770,7 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 		struct ib_send_wr *inv_wr = &io->inv_wr;
 
 		io->mr = con->mrs[io->id];
-		n = ib_map_mr_sg(io->mr, io->sg, io->nents, NULL, PAGE_SIZE);
+		n = ib_map_mr_sg(io->mr, io->map_sg, io->nents, NULL, PAGE_SIZE);
 		if (n != io->nents || io->mr->length != io->datalen) {
 			ret = -EINVAL;
 			goto out_unmap;
@@ -921,10 +931,11 @@ out_unpost:
 	}
 out_unmap:
 	if (io->nents)
-		ib_dma_unmap_sg(dev, io->sg, io->sg_cnt,
+		ib_dma_unmap_sg(dev, io->map_sg, io->map_cnt,
 				ibtrs_clt_io_dma_dir(io));
 	io->nents = 0;
 	io->mr = NULL;
+	io->bounced = false;
 	return ret;
 }
 
@@ -998,6 +1009,7 @@ int ibtrs_clt_request(struct ibtrs_clt_sess *sess, enum ibtrs_clt_dir dir,
 	io->expired = false;
 	io->inv_deferred = false;
 	io->mp_counted = false;
+	io->bounced = false;
 	memcpy(io->hdr + sizeof(struct trs_msg_io_req), usr, usrlen);
 
 	ret = ibtrs_clt_io_start(io);

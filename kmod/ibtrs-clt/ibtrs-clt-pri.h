@@ -70,10 +70,15 @@ extern int ibtrs_clt_write_mode;
  *	path's life) for a read of one DMA segment; a read of several
  *	segments is registered as with @IBTRS_CLT_MR_FRWR (nvme-rdma with
  *	register_always=N).
+ * @IBTRS_CLT_MR_BOUNCE: the IO's slot of the session's bounce pool is
+ *	registered as @IBTRS_CLT_MR_FRWR registers a buffer, and the data
+ *	copied (out after a read, in before a pulled write): the caller's
+ *	memory is never exposed (ibtrs-clt-bounce.c).
  */
 enum ibtrs_clt_mr_mode {
 	IBTRS_CLT_MR_FRWR = TRS_MR_FRWR,
 	IBTRS_CLT_MR_GLOBAL = TRS_MR_GLOBAL,
+	IBTRS_CLT_MR_BOUNCE = TRS_MR_BOUNCE,
 };
 
 /**
@@ -177,6 +182,9 @@ struct ibtrs_clt_iu {
  *	(IB_WC_WITH_INVALIDATE).
  * @sig_reqs: requests posted signaled (one in IBTRS_CLT_SIG_EVERY).
  * @poll_cqes: completions reaped by ibtrs_clt_poll().
+ * @bounce_bytes: bytes copied between the caller's pages and the bounce
+ *	pool (mr_mode bounce: a read's after its answer, a pulled write's
+ *	before its request).
  * @inflight: requests posted minus requests ended on this CPU (only the
  *	sum over the CPUs means something).
  */
@@ -190,6 +198,7 @@ struct ibtrs_clt_stats {
 	u64 inv_rsps;
 	u64 sig_reqs;
 	u64 poll_cqes;
+	u64 bounce_bytes;
 	s64 inflight;
 };
 
@@ -292,7 +301,13 @@ struct ibtrs_clt_con {
  * @seq: requests sent on this chunk (the header's sequence number).
  * @sg: the caller's data.
  * @sg_cnt: entries of @sg.
- * @nents: mapped entries of @sg (0: not mapped).
+ * @nents: mapped entries of @map_sg (0: not mapped).
+ * @map_sg: what is DMA-mapped for the IO: @sg, or (mr_mode bounce, a
+ *	read or a pulled write) @bsg.
+ * @map_cnt: entries of @map_sg.
+ * @bsg: the scatterlist of the IO's bounce slot (mr_mode bounce only).
+ * @bounced: the data goes through the bounce slot (set when it is
+ *	posted, cleared when it ends: a read's data is copied out then).
  * @dir: &enum ibtrs_clt_dir.
  * @datalen: bytes of data.
  * @usrlen: bytes of user header in @hdr.
@@ -335,6 +350,10 @@ struct ibtrs_clt_io {
 	struct scatterlist *sg;
 	unsigned int sg_cnt;
 	int nents;
+	struct scatterlist *map_sg;
+	unsigned int map_cnt;
+	struct scatterlist *bsg;
+	bool bounced;
 	enum ibtrs_clt_dir dir;
 	u32 datalen;
 	u32 usrlen;
@@ -482,6 +501,11 @@ struct ibtrs_clt_path {
  * @mr_pages: pages of a read registration (ib_map_mr_sg() maps pages, a
  *	segment may span several).
  * @max_io: largest IO: the chunk, or what @mr_pages can map.
+ * @bounce: mr_mode bounce: the pool, @queue_depth slots of @bounce_stride
+ *	bytes (vmalloc'ed; NULL in the other modes).
+ * @bounce_sg: @bounce_pages scatterlist entries per slot.
+ * @bounce_stride: bytes per slot (@max_io in whole pages).
+ * @bounce_pages: pages per slot.
  * @lock: path states, @pending, and the min-latency bookkeeping; not
  *	taken per IO otherwise.
  * @ios: one request object per chunk.
@@ -521,6 +545,10 @@ struct ibtrs_clt_sess {
 	u32 max_segs;
 	u32 mr_pages;
 	u32 max_io;
+	void *bounce;
+	struct scatterlist *bounce_sg;
+	u32 bounce_stride;
+	u32 bounce_pages;
 	spinlock_t lock;	/* path states, pending, min-latency */
 	struct ibtrs_clt_io *ios;
 	void *hdrs;
@@ -626,6 +654,11 @@ void ibtrs_clt_hb_work(struct work_struct *work);
 void ibtrs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc);
 int ibtrs_clt_io_start(struct ibtrs_clt_io *io);
 void ibtrs_clt_io_unmap(struct ibtrs_clt_io *io);
+int ibtrs_clt_bounce_alloc(struct ibtrs_clt_sess *sess, u32 queue_depth);
+void ibtrs_clt_bounce_free(struct ibtrs_clt_sess *sess);
+unsigned int ibtrs_clt_bounce_prep(struct ibtrs_clt_io *io,
+				   struct ibtrs_clt_path *path);
+void ibtrs_clt_bounce_end(struct ibtrs_clt_io *io, int status);
 void ibtrs_clt_io_end(struct ibtrs_clt_io *io, void *batch);
 void ibtrs_clt_io_abort(struct ibtrs_clt_io *io, int status);
 int ibtrs_clt_post_recv(struct ibtrs_clt_iu *iu);

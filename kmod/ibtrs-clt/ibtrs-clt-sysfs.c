@@ -348,6 +348,13 @@ static struct ibtrs_clt_cnt_attr path_local_invs_attr = {
 	.gone = -1,
 };
 
+static struct ibtrs_clt_cnt_attr path_bounce_bytes_attr = {
+	.attr = __ATTR(bounce_bytes, 0444, path_cnt_show, NULL),
+	.off = offsetof(struct ibtrs_clt_stats, bounce_bytes),
+	.pcpu = true,
+	.gone = -1,
+};
+
 static struct ibtrs_clt_cnt_attr path_sig_reqs_attr = {
 	.attr = __ATTR(sig_reqs, 0444, path_cnt_show, NULL),
 	.off = offsetof(struct ibtrs_clt_stats, sig_reqs),
@@ -560,6 +567,7 @@ static struct attribute *ibtrs_clt_path_attrs[] = {
 	&path_reg_mrs_attr.attr.attr,
 	&path_local_invs_attr.attr.attr,
 	&path_inv_rsps_attr.attr.attr,
+	&path_bounce_bytes_attr.attr.attr,
 	&path_mr_mode_attr.attr,
 	&path_inval_mode_attr.attr,
 	&path_write_mode_attr.attr,

@@ -93,8 +93,8 @@ MODULE_PARM_DESC(mp_policy, "path selection: 0 round-robin, 1 min-inflight, 2 mi
 /*
  * mr_mode and inval_mode: strings, the names of trs/common/modes.c, parsed
  * into the enum when the module is loaded (0444: never later). An unknown
- * value, or a mode of the shared set this client does not offer (mw, reg,
- * bounce: userspace's), fails the load with -EINVAL and says why.
+ * value, or a mode of the shared set this client does not offer (mw, reg:
+ * userspace's), fails the load with -EINVAL and says why.
  */
 static int ibtrs_clt_mr_mode_set(const char *val, const struct kernel_param *kp)
 {
@@ -128,11 +128,13 @@ static const struct kernel_param_ops ibtrs_clt_mr_mode_ops = {
  * DMA address and pd->unsafe_global_rkey, nothing registered (as
  * nvme-rdma with register_always=N); a read of several segments is still
  * registered. The global rkey lets the server read and write all of the
- * client's memory for the life of the path.
+ * client's memory for the life of the path. bounce: the IO's slot of a
+ * per-session bounce pool is registered as frwr registers a buffer and the
+ * data copied (ibtrs-clt-bounce.c): the caller's memory is never exposed.
  */
 int ibtrs_clt_mr_mode = IBTRS_CLT_MR_FRWR;
 module_param_cb(mr_mode, &ibtrs_clt_mr_mode_ops, &ibtrs_clt_mr_mode, 0444);
-MODULE_PARM_DESC(mr_mode, "read buffers: frwr (default: REG_MR per read) or global (UNSAFE, comparison only: a one-segment read uses the PD's global rkey, all memory exposed)");
+MODULE_PARM_DESC(mr_mode, "read buffers: frwr (default: REG_MR per read), bounce (REG_MR of a bounce-pool slot, data copied) or global (UNSAFE, comparison only: a one-segment read uses the PD's global rkey, all memory exposed)");
 
 static int ibtrs_clt_inval_mode_set(const char *val,
 				    const struct kernel_param *kp)
@@ -439,6 +441,7 @@ void ibtrs_clt_sess_release(struct kobject *kobj)
 
 	free_percpu(sess->stats);
 	free_percpu(sess->rr_cursor);
+	ibtrs_clt_bounce_free(sess);
 	kfree(sess->hdrs);
 	kfree(sess->ios);
 	kfree(sess);

@@ -43,8 +43,6 @@ static const char *const trs_mr_refused[2][TRS_MR_MAX] = {
 			"(no ib_alloc_mw for kernel ULPs); the kernel's per-IO key is frwr",
 		[TRS_MR_REG] = "kernel ULPs register a buffer per IO by fast "
 			"registration, which is frwr",
-		[TRS_MR_BOUNCE] = "the kernel client has no bounce pool (not "
-			"implemented)",
 	},
 };
 
@@ -82,7 +80,7 @@ int trs_mr_mode_parse(const char *s, int impl, const char **why)
 		}
 		return m;
 	}
-	*why = impl == TRS_IMPL_KERNEL ? "mr_mode is frwr or global" :
+	*why = impl == TRS_IMPL_KERNEL ? "mr_mode is frwr, bounce or global" :
 	       "mr_mode is mw, reg, bounce or global";
 	return -EINVAL;
 }

@@ -201,7 +201,7 @@ static inline __u64 trs_mp_lat_us(__u64 ewma)
  * @TRS_MR_GLOBAL: UNSAFE, comparison only: a long-lived key over client memory.
  * @TRS_MR_REG: a registration of exactly the read buffer per IO (userspace).
  * @TRS_MR_BOUNCE: IO goes through a pre-registered bounce pool and a copy:
- *	none of the user's memory is ever registered or exposed (userspace).
+ *	none of the user's memory is ever registered or exposed (both).
  * @TRS_MR_FRWR: fast registration (REG_MR) of the read buffer (kernel).
  */
 enum trs_mr_mode {

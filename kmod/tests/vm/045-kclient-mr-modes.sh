@@ -2,16 +2,18 @@
 # 045-kclient-mr-modes: ibtrs-client's memory-registration and invalidation
 # modes (module parameters mr_mode and inval_mode, kmod/README.md).
 #  1. a bad value fails the load: insmod mr_mode=bogus, inval_mode=bogus,
-#     and mr_mode=mw and =bounce, write_mode=bogus (the shared
+#     and mr_mode=mw and =reg, write_mode=bogus (the shared
 #     names of userspace's modes, trs/common/modes.c) exit non-zero, each
 #     with a kernel message that names the value and says why;
-#  2. for (frwr,remote) (frwr,local) (frwr,none) (global,remote)
+#  2. for (frwr,remote) (frwr,local) (frwr,none) (bounce,remote)
+#     (bounce,none) (global,remote)
 #     (global,none): ibtrs-client loaded with them (unloaded and loaded
 #     again between combinations), an UNSAFE warning for global and none,
 #     nullb0 of the kernel server (queue_depth 32) mapped on 1 path whose
 #     paths line and sysfs files show the modes; then three phases, each
 #     between two readings of the path's counters (reg_mrs, local_invs,
-#     inv_rsps, reg_wrs) and of the device's completed reads R:
+#     inv_rsps, reg_wrs, bounce_bytes) and of the device's completed
+#     reads R:
 #     a. fio 4k randrw verify=crc32c (every read one segment):
 #          frwr/remote  reg_mrs = R, local_invs = 0, inv_rsps = R
 #          frwr/local   reg_mrs = R, local_invs = R, inv_rsps = 0
@@ -19,14 +21,18 @@
 #                       LOCAL_INV in front of an MR's next REG_MR only)
 #                       below R by at least 1 and at most the MRs of the
 #                       path (connections x 32: their first use)
+#          bounce/*     as frwr/* (the bounce slot is registered)
 #          global/*     reg_mrs = local_invs = inv_rsps = 0
-#     b. fio 64k write + verify reads: frwr registers every read, global
-#        at most every read (some may be one segment); invalidations as
-#        in (a) for what was registered;
+#        and bounce_bytes = R x 4096 under bounce (every read copied out
+#        of its slot, pushed writes never), 0 in the other modes;
+#     b. fio 64k write + verify reads: frwr and bounce register every
+#        read, global at most every read (some may be one segment);
+#        invalidations as in (a) for what was registered; bounce_bytes
+#        R x 65536 under bounce;
 #     c. 16 reads of 64 KiB, each from 16 pages that are not adjacent
 #        (several segments): read back equal to what was written, and in
 #        every mode, global included, reg_mrs = 16 (invalidations as in
-#        (a) for registered reads);
+#        (a) for registered reads), bounce_bytes 16 x 65536 under bounce;
 #     in every phase reg_wrs = reg_mrs + local_invs, no protocol error,
 #     failover or reconnect (a REG_MR refused because its MR was still
 #     valid fails the path), the path still connected;
@@ -55,33 +61,33 @@ while IFS='|' read -r bad why; do
 		die "no clear kernel message for $bad: $(kmsgs | tail -3)"
 	log "insmod $bad refused: $(kmsgs | grep -F "$p '${bad#*=}'" | tail -1)"
 done <<'EOT'
-mr_mode=bogus|mr_mode is frwr or global
+mr_mode=bogus|mr_mode is frwr, bounce or global
 inval_mode=bogus|inval_mode is remote, local or none
 mr_mode=mw|Linux 6.1 offers memory windows to userspace only
-mr_mode=bounce|the kernel client has no bounce pool
+mr_mode=reg|kernel ULPs register a buffer per IO by fast registration
 write_mode=bogus|write_mode is push or pull
 EOT
 
 kmod_load queue_depth=$QD
 
 # _snap: "R reg_mrs local_invs inv_rsps reg_wrs proto_errors failovers
-# reconnects" of $KCLT_DEV and its one path ($PD).
+# reconnects bounce_bytes" of $KCLT_DEV and its one path ($PD).
 _snap() {
 	echo "$(awk '{ print $1 }' "/sys/block/$KCLT_DEV/stat")" \
 		"$(cat "$PD/reg_mrs")" "$(cat "$PD/local_invs")" \
 		"$(cat "$PD/inv_rsps")" "$(cat "$PD/reg_wrs")" \
 		"$(cat "$PD/proto_errors")" "$(cat "$PD/failovers")" \
-		"$(cat "$PD/reconnects")"
+		"$(cat "$PD/reconnects")" "$(cat "$PD/bounce_bytes")"
 }
 
-# _delta BEFORE AFTER: R REG LI INV RW PE FO RC, the differences.
+# _delta BEFORE AFTER: R REG LI INV RW PE FO RC BB, the differences.
 _delta() {
 	local -a a b
 	read -r -a a <<<"$1"
 	read -r -a b <<<"$2"
 	R=$((b[0] - a[0])) REG=$((b[1] - a[1])) LI=$((b[2] - a[2]))
 	INV=$((b[3] - a[3])) RW=$((b[4] - a[4])) PE=$((b[5] - a[5]))
-	FO=$((b[6] - a[6])) RC=$((b[7] - a[7]))
+	FO=$((b[6] - a[6])) RC=$((b[7] - a[7])) BB=$((b[8] - a[8]))
 }
 
 # _per X: X per read, 3 decimals.
@@ -89,17 +95,27 @@ _per() { awk -v x="$1" -v r="$R" 'BEGIN { printf "%.3f", r ? x / r : 0 }'; }
 
 # _want COND TEXT: fails the test unless the arithmetic COND holds.
 _want() {
-	(($1)) || die "$MODE $PHASE: want $1 ($2): R=$R reg_mrs=$REG local_invs=$LI inv_rsps=$INV reg_wrs=$RW"
+	(($1)) || die "$MODE $PHASE: want $1 ($2): R=$R reg_mrs=$REG local_invs=$LI inv_rsps=$INV reg_wrs=$RW bounce_bytes=$BB"
 }
 
 # _common: what holds in every mode and phase.
 _common() {
 	log "$MODE $PHASE: reads $R, per read: reg_mrs $(_per $REG) local_invs $(_per $LI) inv_rsps $(_per $INV) reg_wrs $(_per $RW)"
-	echo "$MODE $PHASE R=$R reg_mrs=$REG local_invs=$LI inv_rsps=$INV reg_wrs=$RW" >>"$LOGDIR/counts.txt"
+	echo "$MODE $PHASE R=$R reg_mrs=$REG local_invs=$LI inv_rsps=$INV reg_wrs=$RW bounce_bytes=$BB" >>"$LOGDIR/counts.txt"
 	_want "R > 0" "reads were made"
 	_want "RW == REG + LI" "reg_wrs counts REG_MR and LOCAL_INV"
 	_want "PE == 0 && FO == 0 && RC == 0" "no protocol error ($PE), failover ($FO) or reconnect ($RC)"
 	[ "$(cat "$PD/state")" = connected ] || die "$MODE $PHASE: path $(cat "$PD/state")"
+}
+
+# _bounce_rule BYTES: bytes copied through the bounce pool by this phase's
+# reads (BYTES each) under bounce, none otherwise.
+_bounce_rule() {
+	if [ "$MRM" = bounce ]; then
+		_want "BB == R * $1" "every read copied out of its bounce slot"
+	else
+		_want "BB == 0" "no bounce pool outside mr_mode bounce"
+	fi
 }
 
 # _inv_rules NREG: invalidations of NREG registered reads under $INVM
@@ -144,7 +160,8 @@ PYEOF
 }
 
 i=0
-for combo in frwr,remote frwr,local frwr,none global,remote global,none; do
+for combo in frwr,remote frwr,local frwr,none bounce,remote bounce,none \
+	global,remote global,none; do
 	i=$((i + 1))
 	MRM=${combo%,*} INVM=${combo#*,} MODE="$MRM/$INVM"
 	kclt_load mr_mode="$MRM" inval_mode="$INVM"
@@ -177,7 +194,8 @@ for combo in frwr,remote frwr,local frwr,none global,remote global,none; do
 		--verify=crc32c --do_verify=1 --verify_fatal=1
 	_delta "$s0" "$(_snap)"
 	_common
-	if [ "$MRM" = frwr ]; then
+	_bounce_rule 4096
+	if [ "$MRM" != global ]; then
 		_want "REG == R" "one REG_MR per read"
 		_inv_rules "$R"
 		if [ "$INVM" = none ]; then
@@ -195,7 +213,8 @@ for combo in frwr,remote frwr,local frwr,none global,remote global,none; do
 		--verify=crc32c --do_verify=1 --verify_fatal=1
 	_delta "$s0" "$(_snap)"
 	_common
-	if [ "$MRM" = frwr ]; then
+	_bounce_rule 65536
+	if [ "$MRM" != global ]; then
 		_want "REG == R" "one REG_MR per read"
 	else
 		_want "REG <= R" "at most the reads of several segments registered"
@@ -211,6 +230,7 @@ for combo in frwr,remote frwr,local frwr,none global,remote global,none; do
 	_delta "$s0" "$(_snap)"
 	_common
 	_want "R == 16" "16 reads"
+	_bounce_rule 65536
 	_want "REG == 16" "a read of several segments is registered in every mode"
 	_inv_rules 16
 

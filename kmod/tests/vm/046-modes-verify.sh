@@ -5,7 +5,8 @@
 #    reg/local, bounce/remote, bounce/none and the unsafe mw/none and
 #    global/none, against ibnbd-serverd and then against the kernel server;
 #  - the kernel client (ibtrs-client mr_mode, inval_mode) in frwr/remote,
-#    frwr/local and the unsafe frwr/none, global/remote and global/none,
+#    frwr/local, bounce/remote and the unsafe frwr/none, global/remote and
+#    global/none,
 #    against both servers as well;
 #  - the daemon with chunk_mode rekey: the engine in mw/remote, bounce/none
 #    and global/none (the kernel modules' chunk_mode rekey: test 048).
@@ -23,7 +24,7 @@ setup_nullb
 FIO_TIMEOUT=120
 
 ENGINE_MODES="mw/remote mw/local reg/local bounce/remote bounce/none mw/none global/none"
-KCLT_MODES="frwr/remote frwr/local frwr/none global/remote global/none"
+KCLT_MODES="frwr/remote frwr/local bounce/remote frwr/none global/remote global/none"
 n=0
 
 # ufio SERVER MR INVAL PATHS: the engine's verified job in one mode.

@@ -15,7 +15,9 @@
 #     through its key again when the next write comes, after that write
 #     ended: in frwr/remote and frwr/local every replay fails (remote access
 #     error; the daemon fails the path, the client reconnects, the writes
-#     still complete and read back equal); in global/none every replay
+#     still complete and read back equal), and so in bounce/remote (the
+#     data copied into a bounce slot, which the key covered, bounce_bytes
+#     counts the copies); in global/none every replay
 #     succeeds: the exposure is shown, not assumed. (frwr/none is not
 #     replayed: at QD1 the next write re-registers the same MR with a new
 #     key before the replay, which then fails like a safe mode's.)
@@ -110,7 +112,7 @@ kpull() {
 # replay MODE safe|unsafe: 6 pulled 4k writes at QD1 (one dd) against the
 # replaying daemon on 1 path, read back equal.
 replay() {
-	local mr=${1%/*} inval=${1#*/} want=$2 name skip reps rae
+	local mr=${1%/*} inval=${1#*/} want=$2 name skip reps rae bb
 	name=rp-$mr-$inval
 	skip=$(wc -l <"$SRV_LOG")
 	kclt_load mr_mode="$mr" inval_mode="$inval" write_mode=pull \
@@ -129,6 +131,13 @@ replay() {
 	rae=$(grep -c 'remote access error' "$LOGDIR/srv-$name.log" || true)
 	log "$name: $reps replays, $rae remote access errors; $(psum reconnects) reconnects; data equal"
 	[ "$reps" -gt 0 ] || die "$name: the daemon replayed nothing"
+	if [ "$mr" = bounce ]; then
+		# 6 writes copied in, 6 reads copied out (re-posts copy again)
+		bb=$(cat /sys/kernel/ibtrs-client/"$name"/paths/*/bounce_bytes)
+		log "$name: bounce_bytes $bb"
+		[ "$bb" -ge $((12 * 4096)) ] ||
+			die "$name: bounce_bytes $bb, under the 12 x 4096 copied"
+	fi
 	if [ "$want" = safe ]; then
 		[ "$rae" -gt 0 ] && [ "$rae" -ge "$reps" ] ||
 			die "$name: $reps replays through ended keys, only $rae failed"
@@ -159,6 +168,7 @@ stop_server || die "ibnbd-serverd exited with $?"
 start_server --test-fault replay-pull -v
 replay frwr/remote safe
 replay frwr/local safe
+replay bounce/remote safe
 replay global/none unsafe
 stop_server || die "ibnbd-serverd exited with $?"
 

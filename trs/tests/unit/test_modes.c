@@ -35,6 +35,7 @@ static int test_offered(void)
 	UCHECK_EQ(trs_mr_mode_parse("bounce", TRS_IMPL_USER, &why), TRS_MR_BOUNCE);
 	UCHECK_EQ(trs_mr_mode_parse("global", TRS_IMPL_USER, &why), TRS_MR_GLOBAL);
 	UCHECK_EQ(trs_mr_mode_parse("frwr", TRS_IMPL_KERNEL, &why), TRS_MR_FRWR);
+	UCHECK_EQ(trs_mr_mode_parse("bounce\n", TRS_IMPL_KERNEL, &why), TRS_MR_BOUNCE);
 	/* a module parameter written with echo keeps its newline */
 	UCHECK_EQ(trs_mr_mode_parse("global\n", TRS_IMPL_KERNEL, &why), TRS_MR_GLOBAL);
 	UCHECK_EQ(trs_inval_mode_parse("local\n", &why), TRS_INVAL_LOCAL);
@@ -51,7 +52,6 @@ static int test_refused_by_name(void)
 	UCHECK_EQ(trs_mr_mode_parse("mw", TRS_IMPL_KERNEL, &why), -EOPNOTSUPP);
 	UCHECK(why && strstr(why, "memory windows"));
 	UCHECK_EQ(trs_mr_mode_parse("reg", TRS_IMPL_KERNEL, &why), -EOPNOTSUPP);
-	UCHECK_EQ(trs_mr_mode_parse("bounce", TRS_IMPL_KERNEL, &why), -EOPNOTSUPP);
 	return 0;
 }
 
@@ -67,7 +67,7 @@ static int test_unknown(void)
 	UCHECK_EQ(trs_mr_mode_parse("m", TRS_IMPL_USER, &why), -EINVAL);
 	UCHECK_EQ(trs_mr_mode_parse("mwx", TRS_IMPL_USER, &why), -EINVAL);
 	UCHECK_EQ(trs_mr_mode_parse(NULL, TRS_IMPL_KERNEL, &why), -EINVAL);
-	UCHECK(why && strstr(why, "frwr or global"));
+	UCHECK(why && strstr(why, "frwr, bounce or global"));
 	UCHECK_EQ(trs_inval_mode_parse("remot", &why), -EINVAL);
 	UCHECK_EQ(trs_inval_mode_parse(NULL, &why), -EINVAL);
 	return 0;
@@ -84,6 +84,7 @@ static int test_combinations(void)
 		UCHECK_EQ(trs_modes_check(TRS_IMPL_USER, TRS_MR_GLOBAL, i, &why), 0);
 		UCHECK_EQ(trs_modes_check(TRS_IMPL_KERNEL, TRS_MR_FRWR, i, &why), 0);
 		UCHECK_EQ(trs_modes_check(TRS_IMPL_KERNEL, TRS_MR_GLOBAL, i, &why), 0);
+		UCHECK_EQ(trs_modes_check(TRS_IMPL_KERNEL, TRS_MR_BOUNCE, i, &why), 0);
 		UCHECK_EQ(trs_modes_check(TRS_IMPL_KERNEL, TRS_MR_MW, i, &why),
 			  -EOPNOTSUPP);
 		UCHECK_EQ(trs_modes_check(TRS_IMPL_USER, TRS_MR_FRWR, i, &why),
