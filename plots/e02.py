@@ -29,6 +29,7 @@ from report_e02 import IMPL_ORDER, UNSAFE, load, reference  # noqa: E402
 # for rnbd only always_invalidate=Y re-keys its server chunks too.
 SAFE = {"nvme-rdma": {("frwr", "remote")}, "rnbd": {("frwr", "remote+rekey")},
         "ibnbd": {("frwr", "remote"), ("frwr", "local"), ("frwr", "remote+pull"),
+                  ("bounce", "remote"), ("bounce", "local"),
                   ("frwr", "local+pull"), ("frwr", "remote+rekey")},
         "ibtrs-fio": {("mw", "remote"), ("mw", "local"), ("reg", "local"),
                       ("bounce", "remote"), ("bounce", "local"),

@@ -397,7 +397,8 @@ sys_$1_fio() { sys_ibnbd1_fio; }
 sys_$1_iosrc() { sys_ibnbd1_iosrc; }
 sys_$1_desc() { echo \"ibnbd 1 - $2 $3$sfx\"; }"
 }
-for _m in frwr_remote frwr_local frwr_none global_remote global_none; do
+for _m in frwr_remote frwr_local frwr_none bounce_remote bounce_none \
+	global_remote global_none; do
 	_ex_def_ibnbd_mode "ibnbd1_$_m" "${_m%_*}" "${_m#*_}"
 	_ex_def_ibnbd_mode "ibnbd1pull_$_m" "${_m%_*}" "${_m#*_}" pull
 	# ibnbd1r_<mr>_<inval>: against the kernel server in chunk_mode rekey
