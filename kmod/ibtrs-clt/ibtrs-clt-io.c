@@ -729,8 +729,10 @@ static int ibtrs_clt_io_post(struct ibtrs_clt_io *io,
 	if (io->map_cnt) {
 		n = ib_dma_map_sg(dev, io->map_sg, io->map_cnt,
 				  ibtrs_clt_io_dma_dir(io));
-		if (!n)
-			return -ENOMEM;
+		if (!n) {
+			ret = -ENOMEM;
+			goto out_unmap;
+		}
 		io->nents = n;
 	}
 	/* every field of ri and of the work requests is set below */
@@ -930,11 +932,7 @@ out_unpost:
 		return 0;
 	}
 out_unmap:
-	if (io->nents)
-		ib_dma_unmap_sg(dev, io->map_sg, io->map_cnt,
-				ibtrs_clt_io_dma_dir(io));
-	io->nents = 0;
-	io->mr = NULL;
+	ibtrs_clt_io_unmap(io);
 	io->bounced = false;
 	return ret;
 }
