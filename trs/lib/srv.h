@@ -79,6 +79,8 @@ struct ibtrs_srv_op {
 	 */
 	struct ibv_send_wr replay_wr, data_wr, rsp_wr;
 	struct ibv_send_wr *first_wr;
+	/* chunk_mode rekey: the chunk window's new binding, chained in front */
+	struct ibv_send_wr bind_wr;
 	struct ibv_sge replay_sge, data_sge, rsp_sge;
 	/* write_mode pull: the RDMA READ of the write's data, signaled */
 	struct ibv_send_wr pull_wr;
@@ -184,7 +186,9 @@ void trs_srv_path_fail(struct trs_srv_path *path, const char *fmt, ...)
 int trs_srv_con_tx_init(struct trs_srv_con *con, unsigned int sq_size);
 /* srv_rekey.c: chunk_mode rekey */
 int trs_srv_rekey_setup(struct trs_srv_path *path, struct trs_srv_con *con);
-int trs_srv_rekey_bind(struct ibtrs_srv_op *op);
+struct ibv_send_wr *trs_srv_rekey_wr(struct ibtrs_srv_op *op,
+				     struct ibv_send_wr *next);
+void trs_srv_rekey_posted(struct ibtrs_srv_op *op);
 void trs_srv_rekey_free(struct trs_srv_path *path);
 void trs_srv_con_tx_drop(struct trs_srv_con *con);
 void trs_srv_recv_done(struct trs_con *con, struct trs_rx *rx, struct ibv_wc *wc);

@@ -393,19 +393,29 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 	struct ibtrs_srv_ctx *ctx = con->path->sess->ctx;
 	struct ibtrs_srv_op *op, *first = NULL, *last = NULL;
 	unsigned int room = trs_con_sig_room(&con->c), n = 0, nops = 0;
+	bool rekey = con->path->chunk_mw != NULL;
+	struct ibv_send_wr *head = NULL, *wr;
 	int err;
 
 	if (con->path->fail_pending || con->c.dead)
 		return;		/* the teardown drops them */
+	/*
+	 * chunk_mode rekey: each answer has its chunk window's new binding in
+	 * front of it, in the same chain, so on this send queue every answer
+	 * follows its chunk's new binding (the old key is dead before the
+	 * client can see the answer), and one post carries them all.
+	 */
 	while ((op = TAILQ_FIRST(&con->txq)) && n + op->nwrs <= room) {
 		TAILQ_REMOVE(&con->txq, op, tx_link);
 		op->rsp_wr.next = NULL;
 		TAILQ_NEXT(op, tx_link) = NULL;
+		wr = rekey ? trs_srv_rekey_wr(op, op->first_wr) : op->first_wr;
 		if (last) {
-			last->rsp_wr.next = op->first_wr;
+			last->rsp_wr.next = wr;
 			TAILQ_NEXT(last, tx_link) = op;
 		} else {
 			first = op;
+			head = wr;
 		}
 		last = op;
 		n += op->nwrs;
@@ -413,28 +423,17 @@ static void trs_srv_con_flush(struct trs_srv_con *con)
 	}
 	if (!n)
 		return;
-	/*
-	 * chunk_mode rekey: each chunk's window is bound again ahead of the
-	 * chain, so on this send queue every answer follows its chunk's new
-	 * binding (the old key is dead before the client can see the answer).
-	 */
-	for (op = con->path->chunk_mw ? first : NULL; op; op = TAILQ_NEXT(op, tx_link)) {
-		err = trs_srv_rekey_bind(op);
-		if (err) {
-			trs_srv_path_fail(con->path, "chunk_mode rekey: binding "
-					  "chunk %u's window: %s", op->id,
-					  strerror(-err));
-			goto out_finish;
-		}
-	}
 	if (trs_con_sig_chain(&con->c, &last->rsp_wr, n, !TAILQ_EMPTY(&con->txq)))
 		ctx->st.signaled++;
 	ctx->st.answers += nops;
-	err = trs_con_post_send(&con->c, first->first_wr, n);
+	err = trs_con_post_send(&con->c, head, n);
 	if (err)
-		trs_srv_path_fail(con->path, "posting %u answers: %s", nops,
+		trs_srv_path_fail(con->path, "posting %u answers%s: %s", nops,
+				  rekey ? " and their chunks' window binds" : "",
 				  strerror(-err));
-out_finish:
+	else
+		for (op = rekey ? first : NULL; op; op = TAILQ_NEXT(op, tx_link))
+			trs_srv_rekey_posted(op);
 	/* Each finish may start a waiting retry (which may answer at once);
 	 * the session lives while ops of this list are active. The chunks
 	 * are FREE before this thread looks at the next completion, so the

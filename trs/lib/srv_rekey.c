@@ -8,6 +8,12 @@
  * Type 1, not 2: a type-2 window serves only the QP that bound it, and a
  * chunk's next IO may come on any connection of the path (the path's own
  * PD keeps a type-1 window to the path's QPs).
+ *
+ * The join binds with ibv_bind_mw(), one post each. After an IO the bind is
+ * an IBV_WR_BIND_MW work request chained in front of the answer, so the
+ * binds and answers of one flush are one post (one doorbell): the verbs
+ * providers of rxe and mlx5 implement ibv_bind_mw() of a type-1 window as
+ * exactly that work request posted alone, and take it in a chain alike.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -90,10 +96,35 @@ int trs_srv_rekey_setup(struct trs_srv_path *path, struct trs_srv_con *con)
 	return 0;
 }
 
-/* After an IO on @op's chunk, before its answer (posted next on op->con). */
-int trs_srv_rekey_bind(struct ibtrs_srv_op *op)
+/*
+ * After an IO on @op's chunk: its window's next binding, a work request
+ * whose ->next is @next (the answer); the key it will have is ->bind_mw.rkey,
+ * made current by trs_srv_rekey_posted() once the chain is posted.
+ */
+struct ibv_send_wr *trs_srv_rekey_wr(struct ibtrs_srv_op *op,
+				     struct ibv_send_wr *next)
 {
-	return trs_srv_rekey_post(op->path, op->con, op->id);
+	struct ibv_send_wr *wr = &op->bind_wr;
+	struct ibv_mw *mw = op->path->chunk_mw[op->id];
+
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = (uintptr_t)&op->con->c.ctrl_cqe;	/* unsignaled */
+	wr->opcode = IBV_WR_BIND_MW;
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr->bind_mw.bind_info.mr = op->path->pool_mr;
+	wr->bind_mw.bind_info.addr = (uintptr_t)trs_srv_slot(op->path->sess, op->id);
+	wr->bind_mw.bind_info.length = op->path->sess->ctx->slot_size;
+	wr->bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	wr->next = next;
+	return wr;
+}
+
+/* @op's bind (trs_srv_rekey_wr) was posted: its key is the window's now. */
+void trs_srv_rekey_posted(struct ibtrs_srv_op *op)
+{
+	op->path->chunk_mw[op->id]->rkey = op->bind_wr.bind_mw.rkey;
+	op->path->rebinds++;
 }
 
 /* The path's QPs are gone: windows, then (by the caller) the pool MR. */
