@@ -20,21 +20,27 @@
 
 #include "srv.h"
 
+/* What chunk @id's window is bound over: exactly its slot, remote write. */
+static struct ibv_mw_bind_info trs_srv_rekey_info(struct trs_srv_path *path,
+						  uint32_t id)
+{
+	return (struct ibv_mw_bind_info){
+		.mr = path->pool_mr,
+		.addr = (uintptr_t)trs_srv_slot(path->sess, id),
+		.length = path->sess->ctx->slot_size,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+}
+
 /* Bind chunk @id's window over its slot; the new key is in ->rkey. */
 static int trs_srv_rekey_post(struct trs_srv_path *path, struct trs_srv_con *con,
 			      uint32_t id)
 {
-	struct ibtrs_srv_sess *sess = path->sess;
 	struct ibv_mw *mw = path->chunk_mw[id];
 	uint32_t want = ibv_inc_rkey(mw->rkey);
 	struct ibv_mw_bind bind = {
 		.wr_id = (uintptr_t)&con->c.ctrl_cqe,	/* unsignaled */
-		.bind_info = {
-			.mr = path->pool_mr,
-			.addr = (uintptr_t)trs_srv_slot(sess, id),
-			.length = sess->ctx->slot_size,
-			.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
-		},
+		.bind_info = trs_srv_rekey_info(path, id),
 	};
 	int err = ibv_bind_mw(con->c.qp, mw, &bind);
 
@@ -112,10 +118,7 @@ struct ibv_send_wr *trs_srv_rekey_wr(struct ibtrs_srv_op *op,
 	wr->opcode = IBV_WR_BIND_MW;
 	wr->bind_mw.mw = mw;
 	wr->bind_mw.rkey = ibv_inc_rkey(mw->rkey);
-	wr->bind_mw.bind_info.mr = op->path->pool_mr;
-	wr->bind_mw.bind_info.addr = (uintptr_t)trs_srv_slot(op->path->sess, op->id);
-	wr->bind_mw.bind_info.length = op->path->sess->ctx->slot_size;
-	wr->bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	wr->bind_mw.bind_info = trs_srv_rekey_info(op->path, op->id);
 	wr->next = next;
 	return wr;
 }
