@@ -87,13 +87,16 @@ kfail() {
 	tb_srv "dmesg" >"$log/dmesg-srv.log" 2>&1
 	echo "FAIL: two-hosts: $1"
 	{
-		[ -n "${2:-}" ] && echo "fio $2:" && tail -n 15 "$log/fio-$2.log"
+		# fio's error lines first: the tail below is its summary
+		[ -n "${2:-}" ] && echo "fio $2 errors:" &&
+			grep -E 'err=|error|verify|fio:' "$log/fio-$2.log" | head -n 8
 		echo "paths:"
 		cat /sys/class/ibnbd-client/ctl/devices/ibnbd0/paths
 		echo "client dmesg:"
 		grep -E 'ibtrs|ibnbd|rxe|WARN|BUG' "$log/dmesg-clt.log" | tail -n 25
 		echo "server dmesg:"
 		grep -E 'ibtrs|ibnbd|rxe|WARN|BUG' "$log/dmesg-srv.log" | tail -n 25
+		[ -n "${2:-}" ] && echo "fio $2:" && tail -n 15 "$log/fio-$2.log"
 	} 2>&1 | sed 's/^/  | /'
 	exit 1
 }

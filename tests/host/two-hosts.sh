@@ -17,6 +17,7 @@ name=two-hosts
 [ -e fio-engine/build/ibtrs.so ] && [ -x server/build/ibnbd-serverd ] ||
 	{ echo "FAIL: $name: engine or daemon not built (make build)"; exit 1; }
 out=$top/build/testbed/two-hosts-test
+mkdir -p "$top/build/testbed"
 lock=(flock /tmp/ibtrs-vm.lock)
 [ "${TB_VM_LOCK_HELD:-0}" = 1 ] && lock=()
 start=$(date +%s)
