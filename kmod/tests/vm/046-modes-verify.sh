@@ -10,6 +10,12 @@
 #    against both servers as well;
 #  - the daemon with chunk_mode rekey: the engine in mw/remote, bounce/none
 #    and global/none (the kernel modules' chunk_mode rekey: test 048).
+# Each mode runs on 1 path against one server and on 2 against the other
+# (the path count alternates from mode to mode, and the kernel server's
+# turn starts where the daemon's did not), so every client-server pair
+# and every mode meets both path counts in 29 jobs (the full square, 62
+# jobs, took 153 s of make check's 45 minutes: `tests/run-vm --env
+# ALL_PATHS=1 kmod/tests/vm/046-modes-verify.sh` runs it).
 # Each job writes and reads back 4k and 64k blocks (randrw, QD8) and must
 # end with err=0; each pair also reports its modes (the engine's report
 # line, the kernel path's paths line), so a mode that silently fell back
@@ -27,6 +33,13 @@ ENGINE_MODES="mw/remote mw/local reg/local bounce/remote bounce/none mw/none glo
 KCLT_MODES="frwr/remote frwr/local bounce/remote frwr/none global/remote global/none"
 n=0
 
+# paths_of I FIRST: the path counts mode I runs on (FIRST: 1 or 2, the
+# count of mode 0); ALL_PATHS=1: both.
+paths_of() {
+	[ "${ALL_PATHS:-0}" = 1 ] && { echo 1 2; return; }
+	echo $(((($1 + $2 - 1) % 2) + 1))
+}
+
 # ufio SERVER MR INVAL PATHS: the engine's verified job in one mode.
 ufio() {
 	local name="u-$1-${2}-${3}-$4p" off=$((n * 16))m
@@ -42,14 +55,15 @@ ufio() {
 	log "engine $2/$3, $4 path(s), $1 server: verified"
 }
 
-# kfio_modes SERVER: the kernel client's verified jobs in every mode.
+# kfio_modes SERVER FIRST: the kernel client's verified jobs in every mode
+# (FIRST: see paths_of).
 kfio_modes() {
-	local m mr inval p
+	local m mr inval p i=0
 	for m in $KCLT_MODES; do
 		mr=${m%/*}
 		inval=${m#*/}
 		kclt_load mr_mode="$mr" inval_mode="$inval"
-		for p in 1 2; do
+		for p in $(paths_of $i "$2"); do
 			kclt_map "sessname=k-$1-$mr-$inval-$p$(kclt_paths $p) device_path=nullb0"
 			grep -q "mr_mode=$mr inval_mode=$inval " "$KCLT_CTL/devices/$KCLT_DEV/paths" ||
 				die "the paths line does not show $mr/$inval: $(cat "$KCLT_CTL/devices/$KCLT_DEV/paths")"
@@ -66,37 +80,44 @@ kfio_modes() {
 			log "kernel client $mr/$inval, $p path(s), $1 server: verified"
 		done
 		kclt_unload
+		i=$((i + 1))
 	done
 }
 
 # 1. the userspace daemon
 start_server
+i=0
 for m in $ENGINE_MODES; do
-	for p in 1 2; do
+	for p in $(paths_of $i 1); do
 		ufio daemon "${m%/*}" "${m#*/}" $p
 	done
+	i=$((i + 1))
 done
-kfio_modes daemon
+kfio_modes daemon 1
 stop_server || die "ibnbd-serverd exited with $?"
 
 # 1b. the daemon with chunk_mode rekey: the engine in three modes
 start_server --chunk-mode rekey
+i=0
 for m in mw/remote bounce/none global/none; do
-	for p in 1 2; do
+	for p in $(paths_of $i 2); do
 		ufio rekey-daemon "${m%/*}" "${m#*/}" $p
 	done
+	i=$((i + 1))
 done
 grep -q 'chunk_mode rekey' "$SRV_LOG" || die "the daemon did not log chunk_mode rekey"
 stop_server || die "ibnbd-serverd exited with $?"
 
 # 2. the kernel server
 kmod_load chunk_mode=static
+i=0
 for m in $ENGINE_MODES; do
-	for p in 1 2; do
+	for p in $(paths_of $i 2); do
 		ufio kernel "${m%/*}" "${m#*/}" $p
 	done
+	i=$((i + 1))
 done
-kfio_modes kernel
+kfio_modes kernel 2
 kmod_unload
 kmod_log_check
 log "PASS: $n verified jobs"
