@@ -484,3 +484,6 @@ sys_fio_rdma_post() {
 	return 0
 }
 
+
+# E03-paths: every multipath system over 1, 2 and 4 paths, per policy
+. "$(dirname "${BASH_SOURCE[0]}")/systems-paths.sh"
