@@ -10,7 +10,7 @@ Usage: e03.py --results DIR --out DIR
                   their own marker and line style); error bars min..max over
                   the runs; y from zero
 """
-import argparse, csv, glob, os
+import argparse, glob, os, sys
 
 import matplotlib
 matplotlib.use("Agg")
@@ -18,26 +18,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from plot import COLOURS, num, save, wl_key, wl_name  # noqa: E402
 
-IMPL_ORDER = ["ibnbd", "ibtrs-fio", "nvme-rdma", "rnbd"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "experiments", "lib"))
+from report_e03 import IMPL_ORDER, load  # noqa: E402
 STYLES = {"round-robin": ("o", "-"), "min-inflight": ("s", "--"),
           "min-latency": ("^", ":"), "numa": ("D", "-.")}
-
-
-def load(run):
-    """aggregate.csv rows of @run's icount boot, with impl/paths/policy from
-    its systems.txt ("name impl paths policy mr inval")."""
-    desc = {}
-    for line in open(os.path.join(run, "icount", "raw", "systems.txt")):
-        w = line.split()
-        if len(w) == 6 and w[2].isdigit():
-            desc[w[0]] = (w[1], int(w[2]), w[3])
-    rows = []
-    with open(os.path.join(run, "icount", "aggregate.csv"), newline="") as fh:
-        for r in csv.DictReader(fh):
-            if r["system"] in desc:
-                r["impl"], r["npaths"], r["policy"] = desc[r["system"]]
-                rows.append(r)
-    return rows
 
 
 def newest(results):

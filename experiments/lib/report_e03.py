@@ -11,14 +11,9 @@ gives each system's implementation, path count and policy.
 """
 import csv, glob, os, sys
 
+from report_e02 import f, ratio  # noqa: E402 (same folder)
+
 IMPL_ORDER = ["ibnbd", "ibtrs-fio", "nvme-rdma", "rnbd"]
-
-
-def f(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def load(run):
@@ -34,15 +29,6 @@ def load(run):
                 r["impl"], r["npaths"], r["policy"] = desc[r["system"]]
                 rows.append(r)
     return rows
-
-
-def ratio(a, b, metric):
-    """a over b (medians) and its range from the extremes of the two."""
-    am, al, ah = (f(a[metric + "_" + k]) for k in ("median", "min", "max"))
-    bm, bl, bh = (f(b[metric + "_" + k]) for k in ("median", "min", "max"))
-    if None in (am, al, ah, bm, bl, bh) or 0 in (bm, bl, bh):
-        return None
-    return am / bm, al / bh, ah / bl
 
 
 def table(rows, metric, title):
